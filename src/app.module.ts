@@ -1,0 +1,51 @@
+import { DynamicModule, Module } from '@nestjs/common';
+import { APP_FILTER, APP_GUARD } from '@nestjs/core';
+import { AuthenticationGuard } from './common/auth/authentication.guard';
+import { RequireAuthGuard } from './common/auth/require-auth.guard';
+import { ProblemDetailsFilter } from './common/errors/problem-details.filter';
+import { AppConfig } from './config/app.config';
+import { ConfigModule } from './config/config.module';
+import { DatabaseConnection } from './database/data-source-options';
+import { DatabaseModule } from './database/database.module';
+import { AccountsModule } from './modules/accounts/accounts.module';
+import { HealthModule } from './modules/health/health.module';
+import { UsersModule } from './modules/users/users.module';
+import { AuditModule } from './platform/audit/audit.module';
+import { CryptoModule } from './platform/crypto/crypto.module';
+import { MailModule } from './platform/mail/mail.module';
+import { MetricsModule } from './platform/metrics/metrics.module';
+import { OutboxModule } from './platform/outbox/outbox.module';
+
+export interface AppModuleOptions {
+  config: AppConfig;
+  database: DatabaseConnection;
+  /** False when the caller (a test) migrated the database already. */
+  migrationsRun?: boolean;
+}
+
+@Module({})
+export class AppModule {
+  static forRoot(options: AppModuleOptions): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [
+        ConfigModule.forRoot(options.config),
+        DatabaseModule.forRoot({ ...options.database, migrationsRun: options.migrationsRun ?? true }),
+        MetricsModule,
+        CryptoModule,
+        MailModule,
+        OutboxModule,
+        AuditModule,
+        HealthModule,
+        UsersModule,
+        AccountsModule,
+      ],
+      providers: [
+        { provide: APP_FILTER, useClass: ProblemDetailsFilter },
+        // Order matters: recognise the caller, (rate-limit,) then demand authentication.
+        { provide: APP_GUARD, useClass: AuthenticationGuard },
+        { provide: APP_GUARD, useClass: RequireAuthGuard },
+      ],
+    };
+  }
+}

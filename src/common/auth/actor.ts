@@ -1,0 +1,19 @@
+import type { RateLimitTier } from '../../config/app.config';
+
+/**
+ * Who is calling: resolved once per request by the authentication guard and
+ * passed explicitly as the first argument of every service method.
+ */
+export interface Actor {
+  userId: string;
+  email: string;
+  isSuperadmin: boolean;
+  /** The session behind a JWT; null when the caller used an API key. */
+  sessionId: string | null;
+  /** The API key used; null for a JWT. */
+  apiKeyId: string | null;
+  /** The key's tier when an API key was used. */
+  apiKeyTier: RateLimitTier | null;
+  /** The superadmin acting through an impersonation token, if any. */
+  impersonatorId: string | null;
+}

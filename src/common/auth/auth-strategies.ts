@@ -1,0 +1,2 @@
+/** Passport strategies the global guard tries, in order. */
+export const AUTH_STRATEGIES = ['jwt'];

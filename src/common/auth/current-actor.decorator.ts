@@ -1,0 +1,28 @@
+import { createParamDecorator, ExecutionContext } from '@nestjs/common';
+import type { Request } from 'express';
+import { Unauthorized } from '../errors/domain-error';
+import type { Actor } from './actor';
+
+/** The authenticated caller of this request. */
+export const CurrentActor = createParamDecorator((_data: unknown, context: ExecutionContext): Actor => {
+  const actor = context.switchToHttp().getRequest<Request>().actor;
+  if (!actor) throw new Unauthorized();
+  return actor;
+});
+
+/** The caller if one authenticated, else undefined (for public routes). */
+export const OptionalActor = createParamDecorator(
+  (_data: unknown, context: ExecutionContext): Actor | undefined =>
+    context.switchToHttp().getRequest<Request>().actor,
+);
+
+/** Client address and user agent, for sessions and the audit log. */
+export interface ClientInfo {
+  ip: string | null;
+  userAgent: string | null;
+}
+
+export const Client = createParamDecorator((_data: unknown, context: ExecutionContext): ClientInfo => {
+  const request = context.switchToHttp().getRequest<Request>();
+  return { ip: request.ip ?? null, userAgent: request.header('user-agent')?.slice(0, 500) ?? null };
+});

@@ -1,0 +1,35 @@
+import { applyDecorators } from '@nestjs/common';
+import { ApiResponse } from '@nestjs/swagger';
+import { ProblemDetails, ValidationProblem } from './problem.schema';
+
+const DESCRIPTIONS: Record<number, string> = {
+  400: 'Bad request.',
+  401: 'Missing, malformed, expired or revoked credential.',
+  403: 'The caller lacks the right to do this.',
+  404: 'The resource, or the space, does not exist for the caller.',
+  409: 'Conflict with the current state (uniqueness or a forbidden state move).',
+  413: 'The payload is too large.',
+  422: 'The request fails validation.',
+  429: 'Too many requests; see Retry-After.',
+  502: 'An upstream peer failed.',
+  503: 'A dependency is unavailable.',
+};
+
+/** Documents the problem-details responses a route can give. */
+export function ApiProblems(...statuses: number[]) {
+  return applyDecorators(
+    ...statuses.map((status) =>
+      ApiResponse({
+        status,
+        description: DESCRIPTIONS[status] ?? 'Error.',
+        content: {
+          'application/problem+json': {
+            schema: {
+              $ref: `#/components/schemas/${status === 422 ? ValidationProblem.name : ProblemDetails.name}`,
+            },
+          },
+        },
+      }),
+    ),
+  );
+}

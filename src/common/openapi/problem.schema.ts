@@ -1,0 +1,34 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+
+export class ProblemDetails {
+  @ApiProperty({ description: 'URI of the problem type.', example: 'urn:verity:problem:not-found' })
+  type: string;
+
+  @ApiProperty({ example: 'Not Found' })
+  title: string;
+
+  @ApiProperty({ type: 'integer', example: 404 })
+  status: number;
+
+  @ApiProperty({ description: 'A human-readable sentence.', example: 'No product with id … was found.' })
+  detail: string;
+
+  @ApiProperty({ description: 'The request path.', example: '/api/v1.0/users/…' })
+  instance: string;
+
+  @ApiPropertyOptional({ description: 'A stable machine-readable code.', example: 'not_found' })
+  code?: string;
+}
+
+export class FieldErrorSchema {
+  @ApiProperty({ example: 'email' })
+  field: string;
+
+  @ApiProperty({ example: 'email must be an email address' })
+  message: string;
+}
+
+export class ValidationProblem extends ProblemDetails {
+  @ApiProperty({ type: FieldErrorSchema, isArray: true })
+  errors: FieldErrorSchema[];
+}

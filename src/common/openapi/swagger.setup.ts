@@ -1,0 +1,72 @@
+import { INestApplication } from '@nestjs/common';
+import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
+import { ProblemDetails, ValidationProblem } from './problem.schema';
+
+type Operation = {
+  security?: Record<string, string[]>[];
+  responses?: Record<string, unknown>;
+  'x-public'?: boolean;
+};
+
+const METHODS = ['get', 'put', 'post', 'patch', 'delete', 'head', 'options'] as const;
+
+/**
+ * Builds the OpenAPI document from the controllers and DTO decorators. Public
+ * routes get an empty security list; every other route the bearer scheme
+ * and its 401 (the global guard is closed by default).
+ */
+export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
+  const config = new DocumentBuilder()
+    .setTitle('Verity API')
+    .setDescription(
+      'Verity, an open data-governance platform: catalog, quality, incidents, policies, risks, notifications, webhooks and AI administration. ' +
+        'Errors are RFC 9457 problem details (`application/problem+json`); invalid input answers 422 with `errors[]`.',
+    )
+    .setVersion('1.0')
+    .addBearerAuth(
+      {
+        type: 'http',
+        scheme: 'bearer',
+        description: 'An access token (JWT) from /auth/token, or an API key.',
+      },
+      'bearer',
+    )
+    .addOAuth2(
+      { type: 'oauth2', flows: { password: { tokenUrl: '/api/v1.0/auth/token', scopes: {} } } },
+      'oauth2',
+    )
+    .build();
+  const document = SwaggerModule.createDocument(app, config, {
+    extraModels: [ProblemDetails, ValidationProblem],
+    operationIdFactory: (_controller, method) => method,
+  });
+  for (const path of Object.values(document.paths)) {
+    for (const method of METHODS) {
+      const operation = (path as Record<string, Operation | undefined>)[method];
+      if (!operation) continue;
+      if (operation['x-public']) {
+        operation.security = [];
+        continue;
+      }
+      operation.security = [{ bearer: [] }, { oauth2: [] }];
+      operation.responses ??= {};
+      operation.responses['401'] ??= {
+        description: 'Missing, malformed, expired or revoked credential.',
+        content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/ProblemDetails' } } },
+      };
+    }
+  }
+  return document;
+}
+
+/** Swagger UI at /api/v1.0/docs (assets served by this app) and the document at /api/v1.0/openapi.json. */
+export function setupSwagger(app: INestApplication): void {
+  const document = buildOpenApiDocument(app);
+  SwaggerModule.setup('docs', app, document, {
+    useGlobalPrefix: true,
+    jsonDocumentUrl: 'openapi.json',
+    yamlDocumentUrl: 'openapi.yaml',
+    customSiteTitle: 'Verity API',
+    swaggerOptions: { persistAuthorization: true },
+  });
+}

@@ -1,0 +1,144 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { isAbsolute, join, resolve } from 'node:path';
+
+export const RATE_LIMIT_TIERS = ['standard', 'premium', 'internal'] as const;
+export type RateLimitTier = (typeof RATE_LIMIT_TIERS)[number];
+
+export const LOG_LEVELS = ['error', 'warn', 'log', 'debug', 'verbose'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+/** Everything the service reads from its environment, typed and validated once at boot. */
+export interface AppConfig {
+  port: number;
+  host: string;
+  /** A postgres:// URL; null means the embedded PGlite database under `dataDir`. */
+  databaseUrl: string | null;
+  /** Connections in the pool; always 1 on the embedded database. */
+  databasePoolSize: number;
+  dataDir: string;
+  redisUrl: string | null;
+  jwtSecret: string;
+  /** 32 bytes for AES-256-GCM. */
+  encryptionKey: Buffer;
+  smtpUrl: string | null;
+  mailFrom: string;
+  publicBaseUrl: string;
+  registrationOpen: boolean;
+  rateLimitUserTier: RateLimitTier;
+  rateLimitAnonTier: RateLimitTier;
+  metricsToken: string | null;
+  storageBackend: 'local' | 's3';
+  logLevel: LogLevel;
+  allowPrivateNetworkTargets: boolean;
+}
+
+export const APP_CONFIG = Symbol('APP_CONFIG');
+
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+}
+
+type Env = Record<string, string | undefined>;
+
+function read(env: Env, name: string): string | undefined {
+  const value = env[name];
+  return value === undefined || value.trim() === '' ? undefined : value.trim();
+}
+
+function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = read(env, name);
+  if (raw === undefined) return fallback;
+  if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
+    throw new ConfigError(`${name} must be a whole number from ${min} to ${max}, got "${raw}".`);
+  }
+  return Number(raw);
+}
+
+function boolean(env: Env, name: string, fallback: boolean): boolean {
+  const raw = read(env, name)?.toLowerCase();
+  if (raw === undefined) return fallback;
+  if (['true', '1', 'yes'].includes(raw)) return true;
+  if (['false', '0', 'no'].includes(raw)) return false;
+  throw new ConfigError(`${name} must be true or false, got "${raw}".`);
+}
+
+function oneOf<T extends string>(env: Env, name: string, allowed: readonly T[], fallback: T): T {
+  const raw = read(env, name);
+  if (raw === undefined) return fallback;
+  if (!(allowed as readonly string[]).includes(raw)) {
+    throw new ConfigError(`${name} must be one of ${allowed.join(', ')}, got "${raw}".`);
+  }
+  return raw as T;
+}
+
+function url(env: Env, name: string, protocols: string[]): string | null {
+  const raw = read(env, name);
+  if (raw === undefined) return null;
+  let parsed: URL;
+  try {
+    parsed = new URL(raw);
+  } catch {
+    throw new ConfigError(`${name} must be a URL (${protocols.join(' or ')}), got an unparseable value.`);
+  }
+  if (!protocols.includes(parsed.protocol)) {
+    throw new ConfigError(`${name} must use ${protocols.join(' or ')}, got "${parsed.protocol}".`);
+  }
+  return raw;
+}
+
+/**
+ * A secret the operator may leave unset: generated once and kept in the data
+ * directory, so restarts keep tokens and encrypted values valid.
+ */
+function persistedSecret(dataDir: string, fileName: string, bytes: number): string {
+  const path = join(dataDir, fileName);
+  if (existsSync(path)) return readFileSync(path, 'utf8').trim();
+  mkdirSync(dataDir, { recursive: true });
+  const secret = randomBytes(bytes).toString('base64');
+  writeFileSync(path, secret, { mode: 0o600 });
+  return secret;
+}
+
+function encryptionKey(env: Env, dataDir: string): Buffer {
+  const raw = read(env, 'ENCRYPTION_KEY') ?? persistedSecret(dataDir, 'encryption.key', 32);
+  const key = /^[0-9a-fA-F]{64}$/.test(raw) ? Buffer.from(raw, 'hex') : Buffer.from(raw, 'base64');
+  if (key.length !== 32) {
+    throw new ConfigError('ENCRYPTION_KEY must be 32 bytes, written as 64 hex characters or base64.');
+  }
+  return key;
+}
+
+export function loadConfig(env: Env = process.env): AppConfig {
+  const dataDirRaw = read(env, 'DATA_DIR') ?? './data';
+  const dataDir = isAbsolute(dataDirRaw) ? dataDirRaw : resolve(process.cwd(), dataDirRaw);
+  const databaseUrl = url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']);
+  const jwtSecret = read(env, 'JWT_SECRET') ?? persistedSecret(dataDir, 'jwt.secret', 48);
+  if (jwtSecret.length < 32) {
+    throw new ConfigError('JWT_SECRET must be at least 32 characters long.');
+  }
+  const port = integer(env, 'PORT', 8000, 0, 65535);
+  return {
+    port,
+    host: read(env, 'HOST') ?? '0.0.0.0',
+    databaseUrl,
+    databasePoolSize: databaseUrl ? integer(env, 'DATABASE_POOL_SIZE', 10, 1, 200) : 1,
+    dataDir,
+    redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
+    jwtSecret,
+    encryptionKey: encryptionKey(env, dataDir),
+    smtpUrl: url(env, 'SMTP_URL', ['smtp:', 'smtps:']),
+    mailFrom: read(env, 'MAIL_FROM') ?? 'Verity <no-reply@verity.local>',
+    publicBaseUrl: (url(env, 'PUBLIC_BASE_URL', ['http:', 'https:']) ?? `http://localhost:${port}`).replace(
+      /\/+$/,
+      '',
+    ),
+    registrationOpen: boolean(env, 'REGISTRATION_OPEN', true),
+    rateLimitUserTier: oneOf(env, 'RATE_LIMIT_USER_TIER', RATE_LIMIT_TIERS, 'premium'),
+    rateLimitAnonTier: oneOf(env, 'RATE_LIMIT_ANON_TIER', RATE_LIMIT_TIERS, 'standard'),
+    metricsToken: read(env, 'METRICS_TOKEN') ?? null,
+    storageBackend: oneOf(env, 'STORAGE_BACKEND', ['local', 's3'] as const, 'local'),
+    logLevel: oneOf(env, 'LOG_LEVEL', LOG_LEVELS, 'log'),
+    allowPrivateNetworkTargets: boolean(env, 'ALLOW_PRIVATE_NETWORK_TARGETS', false),
+  };
+}

@@ -1,0 +1,219 @@
+import { Body, Controller, Delete, Get, HttpCode, Inject, Patch, Post, Req, Res } from '@nestjs/common';
+import {
+  ApiBody,
+  ApiConsumes,
+  ApiCreatedResponse,
+  ApiNoContentResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiTags,
+} from '@nestjs/swagger';
+import type { Request, Response } from 'express';
+import type { Actor } from '../../common/auth/actor';
+import { Authenticated } from '../../common/auth/authenticated.decorator';
+import { Client, ClientInfo, CurrentActor, OptionalActor } from '../../common/auth/current-actor.decorator';
+import { Public } from '../../common/auth/public.decorator';
+import { ApiProblems } from '../../common/openapi/api-problems.decorator';
+import { NotImpersonated } from '../../common/permissions/not-impersonated.guard';
+import { APP_CONFIG, AppConfig } from '../../config/app.config';
+import { UserResponse } from '../users/dto/user.response';
+import { AuthService } from './auth.service';
+import {
+  ChangePasswordDto,
+  ForgotPasswordDto,
+  RefreshRequestDto,
+  RegisterDto,
+  ResetPasswordDto,
+  TokenRequestDto,
+  UpdateAccountDto,
+} from './dto/auth.requests';
+import { MessageResponse, TokenResponse } from './dto/auth.responses';
+import { IssuedTokens, REFRESH_TOKEN_SECONDS } from './sessions.service';
+
+export const REFRESH_COOKIE = 'verity_refresh';
+const REFRESH_COOKIE_PATH = '/api/v1.0/auth';
+
+@ApiTags('Accounts')
+@Controller('auth')
+export class AuthController {
+  constructor(
+    private readonly auth: AuthService,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  @Post('register')
+  @Public()
+  @ApiOperation({
+    operationId: 'register',
+    summary: 'Create an account',
+    description:
+      'Open unless REGISTRATION_OPEN=false. `is_superadmin: true` or `is_active: false` need an authenticated superadmin, except for the very first account (bootstrap of the first superadmin); otherwise 403. A duplicate email answers 409.',
+  })
+  @ApiCreatedResponse({ type: UserResponse })
+  @ApiProblems(403, 409, 422)
+  register(
+    @OptionalActor() actor: Actor | undefined,
+    @Body() dto: RegisterDto,
+    @Client() client: ClientInfo,
+  ): Promise<UserResponse> {
+    return this.auth.register(actor, dto, client);
+  }
+
+  @Post('token')
+  @Public()
+  @HttpCode(200)
+  @ApiConsumes('application/x-www-form-urlencoded', 'application/json')
+  @ApiBody({ type: TokenRequestDto })
+  @ApiOperation({
+    operationId: 'createToken',
+    summary: 'Sign in (OAuth2 password form)',
+    description:
+      'Answers 401 with the same detail for an unknown email and a wrong password, 403 for a deactivated account, and 429 with Retry-After after 10 failures for one email within 15 minutes. The refresh token is also set as an HttpOnly, SameSite=Strict cookie scoped to /api/v1.0/auth. Exempt from the general rate limits.',
+  })
+  @ApiOkResponse({ type: TokenResponse })
+  @ApiProblems(401, 403, 422, 429)
+  async token(
+    @Body() form: TokenRequestDto,
+    @Client() client: ClientInfo,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<TokenResponse> {
+    return this.withRefreshCookie(res, await this.auth.login(form, client));
+  }
+
+  @Post('refresh')
+  @Public()
+  @HttpCode(200)
+  @ApiOperation({
+    operationId: 'refreshToken',
+    summary: 'Exchange a refresh token for new tokens',
+    description:
+      'Takes the refresh token from the cookie or the body. Tokens rotate on every use; presenting an already-rotated token ends the whole session (401). Impersonation tokens get 401.',
+  })
+  @ApiOkResponse({ type: TokenResponse })
+  @ApiProblems(401, 422)
+  async refresh(
+    @OptionalActor() actor: Actor | undefined,
+    @Body() dto: RefreshRequestDto,
+    @Req() req: Request,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<TokenResponse> {
+    const cookies = req.cookies as Record<string, string> | undefined;
+    const token = dto.refresh_token ?? cookies?.[REFRESH_COOKIE];
+    return this.withRefreshCookie(res, await this.auth.refresh(actor, token));
+  }
+
+  @Post('logout')
+  @Authenticated()
+  @HttpCode(204)
+  @ApiOperation({
+    operationId: 'logout',
+    summary: 'End the current session',
+    description: 'Its access and refresh tokens stop working at once.',
+  })
+  @ApiNoContentResponse({ description: 'Signed out.' })
+  async logout(@CurrentActor() actor: Actor, @Res({ passthrough: true }) res: Response): Promise<void> {
+    await this.auth.logout(actor);
+    res.clearCookie(REFRESH_COOKIE, { path: REFRESH_COOKIE_PATH });
+  }
+
+  @Get('me')
+  @Authenticated()
+  @ApiOperation({ operationId: 'getCurrentUser', summary: 'Get the signed-in user' })
+  @ApiOkResponse({ type: UserResponse })
+  me(@CurrentActor() actor: Actor): Promise<UserResponse> {
+    return this.auth.me(actor);
+  }
+
+  @Patch('me')
+  @Authenticated()
+  @ApiOperation({
+    operationId: 'updateCurrentUser',
+    summary: 'Update my name and avatar',
+    description:
+      '`full_name` is split at the first space into first and last name. `avatar_type` takes `initials`, `gravatar` (alias `email_avatar`; the URL is derived from the MD5 of the email) or `upload` (with an HTTPS `avatar_url`).',
+  })
+  @ApiOkResponse({ type: UserResponse })
+  @ApiProblems(422)
+  updateMe(@CurrentActor() actor: Actor, @Body() dto: UpdateAccountDto): Promise<UserResponse> {
+    return this.auth.updateAccount(actor, dto);
+  }
+
+  @Delete('me')
+  @Authenticated()
+  @NotImpersonated()
+  @HttpCode(204)
+  @ApiOperation({
+    operationId: 'deactivateCurrentUser',
+    summary: 'Deactivate my account',
+    description: 'Revokes every session and API key of the account.',
+  })
+  @ApiNoContentResponse({ description: 'Deactivated.' })
+  async deleteMe(
+    @CurrentActor() actor: Actor,
+    @Client() client: ClientInfo,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<void> {
+    await this.auth.deactivateSelf(actor, client);
+    res.clearCookie(REFRESH_COOKIE, { path: REFRESH_COOKIE_PATH });
+  }
+
+  @Post('forgot-password')
+  @Public()
+  @HttpCode(200)
+  @ApiOperation({
+    operationId: 'forgotPassword',
+    summary: 'Email a password reset link',
+    description:
+      'Always answers the same sentence, whether or not the address has an account. The token is single-use and valid for one hour.',
+  })
+  @ApiOkResponse({ type: MessageResponse })
+  @ApiProblems(422)
+  forgotPassword(@Body() dto: ForgotPasswordDto): Promise<MessageResponse> {
+    return this.auth.forgotPassword(dto.email);
+  }
+
+  @Post('reset-password')
+  @Public()
+  @HttpCode(200)
+  @ApiOperation({
+    operationId: 'resetPassword',
+    summary: 'Set a new password with an emailed token',
+    description: 'A bad, used or expired token answers 400. A reset signs out every session of the account.',
+  })
+  @ApiOkResponse({ type: MessageResponse })
+  @ApiProblems(400, 422)
+  resetPassword(@Body() dto: ResetPasswordDto): Promise<MessageResponse> {
+    return this.auth.resetPassword(dto);
+  }
+
+  @Post('change-password')
+  @Authenticated()
+  @NotImpersonated()
+  @HttpCode(200)
+  @ApiOperation({
+    operationId: 'changePassword',
+    summary: 'Change my password',
+    description: 'Needs the current password (400 when wrong) and signs out the other sessions.',
+  })
+  @ApiOkResponse({ type: MessageResponse })
+  @ApiProblems(400, 422)
+  changePassword(
+    @CurrentActor() actor: Actor,
+    @Body() dto: ChangePasswordDto,
+    @Client() client: ClientInfo,
+  ): Promise<MessageResponse> {
+    return this.auth.changePassword(actor, dto, client);
+  }
+
+  private withRefreshCookie(res: Response, tokens: IssuedTokens): IssuedTokens {
+    res.setHeader('Cache-Control', 'no-store');
+    res.cookie(REFRESH_COOKIE, tokens.refresh_token, {
+      httpOnly: true,
+      sameSite: 'strict',
+      secure: this.config.publicBaseUrl.startsWith('https:'),
+      path: REFRESH_COOKIE_PATH,
+      maxAge: REFRESH_TOKEN_SECONDS * 1000,
+    });
+    return tokens;
+  }
+}

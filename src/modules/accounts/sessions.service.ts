@@ -1,0 +1,171 @@
+import { Injectable } from '@nestjs/common';
+import { JwtService } from '@nestjs/jwt';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, EntityManager } from 'typeorm';
+import type { Actor } from '../../common/auth/actor';
+import type { ClientInfo } from '../../common/auth/current-actor.decorator';
+import { randomToken, tokenHash } from '../../platform/crypto/tokens';
+import { RefreshToken } from './entities/refresh-token.entity';
+import { Session } from './entities/session.entity';
+
+export const ACCESS_TOKEN_SECONDS = 30 * 60;
+export const IMPERSONATION_TOKEN_SECONDS = 15 * 60;
+export const REFRESH_TOKEN_SECONDS = 30 * 24 * 60 * 60;
+
+export interface AccessClaims {
+  sub: string;
+  sid: string;
+  typ: 'access';
+  act?: { sub: string };
+  iat?: number;
+  exp?: number;
+}
+
+export interface IssuedTokens {
+  access_token: string;
+  token_type: 'bearer';
+  expires_in: number;
+  refresh_token: string;
+}
+
+interface ActorRow {
+  email: string;
+  is_superadmin: boolean;
+  impersonator_id: string | null;
+}
+
+const inSeconds = (seconds: number) => new Date(Date.now() + seconds * 1000);
+
+/** Sessions, the tokens bound to them, and the per-request revocation check. */
+@Injectable()
+export class SessionsService {
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly jwt: JwtService,
+  ) {}
+
+  /**
+   * The hot path of every authenticated request: one primary-key lookup
+   * that checks the session is live and its user active.
+   */
+  async resolveActor(claims: AccessClaims): Promise<Actor | null> {
+    const rows = (await this.dataSource.query(
+      `SELECT u.email, u.is_superadmin, s.impersonator_id
+         FROM sessions s JOIN users u ON u.id = s.user_id
+        WHERE s.id = $1 AND s.user_id = $2 AND s.revoked_at IS NULL AND s.expires_at > now() AND u.is_active`,
+      [claims.sid, claims.sub],
+    )) as ActorRow[];
+    const row = rows[0];
+    if (!row) return null;
+    if ((row.impersonator_id ?? undefined) !== claims.act?.sub) return null;
+    return {
+      userId: claims.sub,
+      email: row.email,
+      // An impersonation token never carries superadmin power.
+      isSuperadmin: row.is_superadmin && !row.impersonator_id,
+      sessionId: claims.sid,
+      apiKeyId: null,
+      apiKeyTier: null,
+      impersonatorId: row.impersonator_id,
+    };
+  }
+
+  /** A new sign-in: a session, its first refresh token and an access token. */
+  async start(em: EntityManager, userId: string, client: ClientInfo): Promise<IssuedTokens> {
+    const session = await em.getRepository(Session).save({
+      userId,
+      impersonatorId: null,
+      ip: client.ip,
+      userAgent: client.userAgent,
+      expiresAt: inSeconds(REFRESH_TOKEN_SECONDS),
+    });
+    return this.issue(em, session);
+  }
+
+  async startImpersonation(
+    em: EntityManager,
+    userId: string,
+    impersonatorId: string,
+    client: ClientInfo,
+  ): Promise<Omit<IssuedTokens, 'refresh_token'>> {
+    const session = await em.getRepository(Session).save({
+      userId,
+      impersonatorId,
+      ip: client.ip,
+      userAgent: client.userAgent,
+      expiresAt: inSeconds(IMPERSONATION_TOKEN_SECONDS),
+    });
+    const claims: AccessClaims = {
+      sub: userId,
+      sid: session.id,
+      typ: 'access',
+      act: { sub: impersonatorId },
+    };
+    return {
+      access_token: await this.jwt.signAsync(claims, { expiresIn: IMPERSONATION_TOKEN_SECONDS }),
+      token_type: 'bearer',
+      expires_in: IMPERSONATION_TOKEN_SECONDS,
+    };
+  }
+
+  /** Loads a refresh token and its session, locked for rotation. */
+  findRefreshToken(em: EntityManager, token: string): Promise<RefreshToken | null> {
+    return em.getRepository(RefreshToken).findOne({
+      where: { tokenHash: tokenHash(token) },
+      relations: { session: true },
+      lock: { mode: 'pessimistic_write', tables: ['refresh_tokens'] },
+    });
+  }
+
+  /** Retires the presented token and issues the next one in the same session. */
+  async rotate(em: EntityManager, presented: RefreshToken, session: Session): Promise<IssuedTokens> {
+    await em.getRepository(RefreshToken).update(presented.tokenHash, { rotatedAt: new Date() });
+    session.expiresAt = inSeconds(REFRESH_TOKEN_SECONDS);
+    await em.getRepository(Session).update(session.id, { expiresAt: session.expiresAt });
+    return this.issue(em, session);
+  }
+
+  async revoke(em: EntityManager, sessionId: string, reason: string): Promise<void> {
+    await em
+      .getRepository(Session)
+      .createQueryBuilder()
+      .update()
+      .set({ revokedAt: () => 'now()', revokedReason: reason })
+      .where('id = :sessionId AND revoked_at IS NULL', { sessionId })
+      .execute();
+  }
+
+  /** Ends every live session of a user, optionally sparing one (the caller's). */
+  async revokeAllOf(
+    em: EntityManager,
+    userId: string,
+    reason: string,
+    except: string | null = null,
+  ): Promise<void> {
+    const qb = em
+      .getRepository(Session)
+      .createQueryBuilder()
+      .update()
+      .set({ revokedAt: () => 'now()', revokedReason: reason })
+      .where('user_id = :userId AND revoked_at IS NULL', { userId });
+    if (except) qb.andWhere('id <> :except', { except });
+    await qb.execute();
+  }
+
+  private async issue(em: EntityManager, session: Session): Promise<IssuedTokens> {
+    const refreshToken = randomToken('vrt_');
+    await em.getRepository(RefreshToken).insert({
+      tokenHash: tokenHash(refreshToken),
+      sessionId: session.id,
+      expiresAt: session.expiresAt,
+      rotatedAt: null,
+    });
+    const claims: AccessClaims = { sub: session.userId, sid: session.id, typ: 'access' };
+    return {
+      access_token: await this.jwt.signAsync(claims, { expiresIn: ACCESS_TOKEN_SECONDS }),
+      token_type: 'bearer',
+      expires_in: ACCESS_TOKEN_SECONDS,
+      refresh_token: refreshToken,
+    };
+  }
+}

@@ -1,0 +1,78 @@
+import { Controller, Get, Header, Headers, Inject, Res } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiProduces, ApiProperty, ApiTags } from '@nestjs/swagger';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { Response } from 'express';
+import { DataSource } from 'typeorm';
+import { Public } from '../../common/auth/public.decorator';
+import { DomainError, Unauthorized } from '../../common/errors/domain-error';
+import { ApiProblems } from '../../common/openapi/api-problems.decorator';
+import { APP_CONFIG, AppConfig } from '../../config/app.config';
+import { safeEqual } from '../../platform/crypto/tokens';
+import { MetricsService } from '../../platform/metrics/metrics.service';
+
+export class HealthResponse {
+  @ApiProperty({ example: 'ok' })
+  status: 'ok';
+
+  @ApiProperty({ enum: ['postgresql', 'embedded'] })
+  database: string;
+
+  @ApiProperty({ type: 'integer', description: 'Seconds since the process started.' })
+  uptime_seconds: number;
+}
+
+@ApiTags('Operations')
+@Controller()
+export class HealthController {
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly metrics: MetricsService,
+  ) {}
+
+  @Get('health')
+  @Public()
+  @Header('Cache-Control', 'no-store')
+  @ApiOperation({ operationId: 'getHealth', summary: 'Health check (answers 200 once the database answers)' })
+  @ApiOkResponse({ type: HealthResponse })
+  @ApiProblems(503)
+  async health(): Promise<HealthResponse> {
+    try {
+      await this.dataSource.query('SELECT 1');
+    } catch {
+      throw new DomainError(
+        503,
+        'service-unavailable',
+        'Service Unavailable',
+        'The database does not answer.',
+      );
+    }
+    return {
+      status: 'ok',
+      database: this.config.databaseUrl ? 'postgresql' : 'embedded',
+      uptime_seconds: Math.round(process.uptime()),
+    };
+  }
+
+  @Get('metrics')
+  @Public()
+  @ApiProduces('text/plain')
+  @ApiOperation({
+    operationId: 'getMetrics',
+    summary: 'Prometheus metrics',
+    description: 'Public unless METRICS_TOKEN is set; then it needs `Authorization: Bearer <METRICS_TOKEN>`.',
+  })
+  @ApiOkResponse({ description: 'Prometheus text exposition format.', schema: { type: 'string' } })
+  @ApiProblems(401)
+  async metricsText(
+    @Headers('authorization') authorization: string | undefined,
+    @Res() res: Response,
+  ): Promise<void> {
+    const token = this.config.metricsToken;
+    if (token && !safeEqual(authorization ?? '', `Bearer ${token}`)) {
+      throw new Unauthorized('The metrics endpoint needs the METRICS_TOKEN bearer token.');
+    }
+    res.setHeader('Content-Type', this.metrics.registry.contentType);
+    res.send(await this.metrics.registry.metrics());
+  }
+}

@@ -1,0 +1,36 @@
+import { Body, Controller, Get, Patch } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import type { Actor } from '../../common/auth/actor';
+import { Authenticated } from '../../common/auth/authenticated.decorator';
+import { CurrentActor } from '../../common/auth/current-actor.decorator';
+import { ApiProblems } from '../../common/openapi/api-problems.decorator';
+import { PreferencesResponse, UpdatePreferencesDto } from './dto/preferences.dto';
+import { UsersService } from './users.service';
+
+@ApiTags('Preferences')
+@Controller('preferences')
+export class PreferencesController {
+  constructor(private readonly users: UsersService) {}
+
+  @Get()
+  @Authenticated()
+  @ApiOperation({ operationId: 'getPreferences', summary: 'Get my preferences, defaults filled in' })
+  @ApiOkResponse({ type: PreferencesResponse })
+  get(@CurrentActor() actor: Actor): Promise<PreferencesResponse> {
+    return this.users.getPreferences(actor);
+  }
+
+  @Patch()
+  @Authenticated()
+  @ApiOperation({
+    operationId: 'updatePreferences',
+    summary: 'Change some preferences',
+    description:
+      'Takes a partial object of the same shape as the read (`{notifications: {...}, ui: {...}}`); only the keys given change, and an unknown key answers 422.',
+  })
+  @ApiOkResponse({ type: PreferencesResponse })
+  @ApiProblems(422)
+  update(@CurrentActor() actor: Actor, @Body() dto: UpdatePreferencesDto): Promise<PreferencesResponse> {
+    return this.users.updatePreferences(actor, dto);
+  }
+}

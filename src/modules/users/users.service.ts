@@ -1,0 +1,315 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { Brackets, EntityManager, Repository } from 'typeorm';
+import type { Actor } from '../../common/auth/actor';
+import { Conflict, Forbidden, NotFound } from '../../common/errors/domain-error';
+import { jsonValue } from '../../database/json-column';
+import { TransactionRunner } from '../../database/transaction-runner';
+import { AuditService } from '../../platform/audit/audit.service';
+import { OutboxService } from '../../platform/outbox/outbox.service';
+import { PreferencesResponse, UpdatePreferencesDto } from './dto/preferences.dto';
+import {
+  ProfileResponse,
+  UserDetailResponse,
+  UserListResponse,
+  UserResponse,
+  UserSearchItem,
+} from './dto/user.response';
+import {
+  ListUsersQuery,
+  normaliseAvatarStyle,
+  SearchUsersQuery,
+  UpdateMyProfileDto,
+  UpdateUserDto,
+} from './dto/user.requests';
+import { User } from './entities/user.entity';
+import { withDefaults } from './preferences';
+import { toUserResponse, toUserSearchItem } from './users.mapper';
+
+export interface NewUser {
+  email: string;
+  passwordHash: string | null;
+  firstName: string;
+  lastName: string;
+  isActive: boolean;
+  isSuperadmin: boolean;
+}
+
+const SEARCH_LIMIT = 10;
+
+/** Escapes LIKE wildcards in user input. */
+export function likePattern(text: string): string {
+  return `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}
+
+@Injectable()
+export class UsersService {
+  constructor(
+    @InjectRepository(User) private readonly users: Repository<User>,
+    private readonly tx: TransactionRunner,
+    private readonly outbox: OutboxService,
+    private readonly audit: AuditService,
+  ) {}
+
+  // Used by other modules (accounts, spaces, ...).
+
+  findById(id: string, em?: EntityManager): Promise<User | null> {
+    return (em?.getRepository(User) ?? this.users).findOneBy({ id });
+  }
+
+  findByIds(ids: string[], em?: EntityManager): Promise<User[]> {
+    if (!ids.length) return Promise.resolve([]);
+    return (em?.getRepository(User) ?? this.users)
+      .createQueryBuilder('u')
+      .where('u.id = ANY(:ids)', { ids })
+      .getMany();
+  }
+
+  /** With the password hash, for sign-in. */
+  findByEmailForLogin(email: string, em?: EntityManager): Promise<User | null> {
+    return (em?.getRepository(User) ?? this.users)
+      .createQueryBuilder('u')
+      .addSelect('u.passwordHash')
+      .where('u.email = :email', { email: email.trim().toLowerCase() })
+      .getOne();
+  }
+
+  async findPasswordHash(userId: string, em: EntityManager): Promise<string | null> {
+    const row = await em
+      .getRepository(User)
+      .createQueryBuilder('u')
+      .select('u.passwordHash', 'hash')
+      .where('u.id = :userId', { userId })
+      .getRawOne<{ hash: string | null }>();
+    return row?.hash ?? null;
+  }
+
+  async setPasswordHash(userId: string, passwordHash: string, em: EntityManager): Promise<void> {
+    await em.getRepository(User).update(userId, { passwordHash });
+  }
+
+  async anyUserExists(em: EntityManager): Promise<boolean> {
+    return em.getRepository(User).exists();
+  }
+
+  async create(em: EntityManager, data: NewUser, actor: Actor | null): Promise<User> {
+    const email = data.email.trim().toLowerCase();
+    if (await em.getRepository(User).existsBy({ email })) {
+      throw new Conflict(`An account with the email ${email} already exists.`, 'email_taken');
+    }
+    const user = await em.getRepository(User).save(em.getRepository(User).create({ ...data, email }));
+    await this.outbox.append(em, {
+      type: 'user.registered',
+      data: { user_id: user.id, email },
+      actorId: actor?.userId ?? user.id,
+    });
+    return user;
+  }
+
+  async markLoggedIn(userId: string, em: EntityManager): Promise<void> {
+    await em.getRepository(User).update(userId, { lastLogin: new Date() });
+  }
+
+  async deactivate(em: EntityManager, userId: string): Promise<void> {
+    await em.getRepository(User).update(userId, { isActive: false });
+    await this.outbox.append(em, { type: 'user.deactivated', data: { user_id: userId }, actorId: userId });
+  }
+
+  /** PATCH /auth/me: `full_name` splits at the first space. */
+  async updateAccount(
+    actor: Actor,
+    changes: { fullName?: string; avatarColor?: string; avatarStyle?: string; avatarUrl?: string | null },
+  ): Promise<UserResponse> {
+    return this.tx.run(async (em) => {
+      const user = await this.requireUser(em, actor.userId);
+      if (changes.fullName !== undefined) {
+        const name = changes.fullName.trim();
+        const space = name.indexOf(' ');
+        user.firstName = space === -1 ? name : name.slice(0, space);
+        user.lastName = space === -1 ? '' : name.slice(space + 1).trim();
+      }
+      if (changes.avatarColor !== undefined) user.avatarColor = changes.avatarColor;
+      if (changes.avatarStyle !== undefined) user.avatarStyle = normaliseAvatarStyle(changes.avatarStyle);
+      if (changes.avatarUrl !== undefined) {
+        user.avatarUrl = changes.avatarUrl;
+        if (changes.avatarUrl && changes.avatarStyle === undefined) user.avatarStyle = 'upload';
+      }
+      await em.save(user);
+      return toUserResponse(user);
+    });
+  }
+
+  // /users endpoints.
+
+  async getProfile(actor: Actor): Promise<ProfileResponse> {
+    const user = await this.users.findOneBy({ id: actor.userId });
+    if (!user) throw new NotFound('user', actor.userId);
+    return { ...toUserResponse(user), spaces: [] };
+  }
+
+  async updateMyProfile(actor: Actor, dto: UpdateMyProfileDto): Promise<ProfileResponse> {
+    await this.tx.run(async (em) => {
+      const user = await this.requireUser(em, actor.userId);
+      if (dto.first_name !== undefined) user.firstName = dto.first_name;
+      if (dto.last_name !== undefined) user.lastName = dto.last_name.trim();
+      if (dto.avatar_style !== undefined) user.avatarStyle = normaliseAvatarStyle(dto.avatar_style);
+      if (dto.avatar_color !== undefined) user.avatarColor = dto.avatar_color;
+      await em.save(user);
+    });
+    return this.getProfile(actor);
+  }
+
+  async list(actor: Actor, query: ListUsersQuery): Promise<UserListResponse> {
+    if (!actor.isSuperadmin)
+      throw new Forbidden('Listing users needs the superadmin role.', 'admin_required');
+    const page = query.page ?? 1;
+    const size = query.size ?? 50;
+    const qb = this.users.createQueryBuilder('u');
+    if (query.search) {
+      const pattern = likePattern(query.search);
+      qb.andWhere(
+        new Brackets((w) =>
+          w
+            .where('u.email ILIKE :pattern', { pattern })
+            .orWhere(`(u.first_name || ' ' || u.last_name) ILIKE :pattern`, { pattern }),
+        ),
+      );
+    }
+    const [users, total] = await qb
+      .orderBy('u.createdAt', 'ASC')
+      .addOrderBy('u.id', 'ASC')
+      .skip((page - 1) * size)
+      .take(size)
+      .getManyAndCount();
+    return {
+      items: users.map((u) => ({
+        id: u.id,
+        email: u.email,
+        name: u.fullName,
+        is_active: u.isActive,
+        spaces_count: 0,
+        last_login: u.lastLogin?.toISOString() ?? null,
+      })),
+      total,
+      page,
+      size,
+    };
+  }
+
+  async search(actor: Actor, query: SearchUsersQuery): Promise<UserSearchItem[]> {
+    const qb = this.users.createQueryBuilder('u').where('u.isActive = true');
+    if (!actor.isSuperadmin) qb.andWhere('u.id = :self', { self: actor.userId });
+    if (query.q) {
+      const pattern = likePattern(query.q);
+      qb.andWhere(
+        new Brackets((w) =>
+          w
+            .where('u.email ILIKE :pattern', { pattern })
+            .orWhere(`(u.first_name || ' ' || u.last_name) ILIKE :pattern`, { pattern }),
+        ),
+      );
+    }
+    const users = await qb
+      .orderBy('u.firstName')
+      .addOrderBy('u.lastName')
+      .addOrderBy('u.email')
+      .take(SEARCH_LIMIT)
+      .getMany();
+    return users.map(toUserSearchItem);
+  }
+
+  async getDetail(actor: Actor, id: string): Promise<UserDetailResponse> {
+    if (!actor.isSuperadmin && actor.userId !== id) throw new NotFound('user', id);
+    const user = await this.users.findOneBy({ id });
+    if (!user) throw new NotFound('user', id);
+    return { ...toUserResponse(user), spaces: [], governance_roles: [] };
+  }
+
+  async update(actor: Actor, id: string, dto: UpdateUserDto): Promise<UserResponse> {
+    return this.tx.run(async (em) => {
+      const user = await this.requireUser(em, id, true);
+      const wasActiveSuperadmin = user.isSuperadmin && user.isActive;
+      const changed: string[] = [];
+      const set = <K extends keyof User>(key: K, value: User[K] | undefined, field: string) => {
+        if (value === undefined || user[key] === value) return;
+        user[key] = value;
+        changed.push(field);
+      };
+      set('firstName', dto.first_name, 'first_name');
+      set('lastName', dto.last_name?.trim(), 'last_name');
+      set('isActive', dto.is_active, 'is_active');
+      set('isSuperadmin', dto.is_superadmin, 'is_superadmin');
+      set(
+        'aiLiteracyStatus',
+        dto.ai_literacy_status as User['aiLiteracyStatus'] | undefined,
+        'ai_literacy_status',
+      );
+      set('aiLiteracyProgram', dto.ai_literacy_program, 'ai_literacy_program');
+      set('aiLiteracyCompletionDate', dto.ai_literacy_completion_date, 'ai_literacy_completion_date');
+      set('aiLiteracyNextRenewal', dto.ai_literacy_next_renewal, 'ai_literacy_next_renewal');
+      if (wasActiveSuperadmin && !(user.isSuperadmin && user.isActive))
+        await this.keepOneSuperadmin(em, user);
+      await em.save(user);
+      if (changed.length) {
+        await this.outbox.append(em, {
+          type: 'user.updated',
+          data: { user_id: id, changed },
+          actorId: actor.userId,
+        });
+      }
+      if (changed.includes('is_superadmin') || changed.includes('is_active')) {
+        await this.audit.record(em, actor, {
+          action: changed.includes('is_superadmin') ? 'user.role_changed' : 'user.status_changed',
+          resourceType: 'user',
+          resourceId: id,
+          details: { is_superadmin: user.isSuperadmin, is_active: user.isActive },
+        });
+      }
+      return toUserResponse(user);
+    });
+  }
+
+  async getPreferences(actor: Actor): Promise<PreferencesResponse> {
+    const user = await this.users.findOne({
+      where: { id: actor.userId },
+      select: { id: true, preferences: true },
+    });
+    if (!user) throw new NotFound('user', actor.userId);
+    return withDefaults(user.preferences);
+  }
+
+  async updatePreferences(actor: Actor, dto: UpdatePreferencesDto): Promise<PreferencesResponse> {
+    return this.tx.run(async (em) => {
+      const user = await this.requireUser(em, actor.userId, true);
+      const stored = user.preferences ?? {};
+      for (const section of ['notifications', 'ui'] as const) {
+        const patch = dto[section];
+        if (!patch) continue;
+        const defined = Object.fromEntries(Object.entries(patch).filter(([, value]) => value !== undefined));
+        stored[section] = { ...(stored[section] ?? {}), ...defined };
+      }
+      await em.getRepository(User).update(user.id, { preferences: jsonValue(stored) });
+      return withDefaults(stored);
+    });
+  }
+
+  private async requireUser(em: EntityManager, id: string, lock = false): Promise<User> {
+    const user = await em.getRepository(User).findOne({
+      where: { id },
+      lock: lock ? { mode: 'pessimistic_write' } : undefined,
+    });
+    if (!user) throw new NotFound('user', id);
+    return user;
+  }
+
+  private async keepOneSuperadmin(em: EntityManager, user: User): Promise<void> {
+    const others = await em
+      .getRepository(User)
+      .createQueryBuilder('u')
+      .where('u.isSuperadmin = true AND u.isActive = true AND u.id <> :id', { id: user.id })
+      .getCount();
+    if (others === 0) {
+      throw new Conflict('The last active superadmin cannot be demoted or deactivated.', 'last_superadmin');
+    }
+  }
+}

@@ -1,0 +1,144 @@
+import { Inject, Injectable, Logger, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { createTransport, Transporter } from 'nodemailer';
+import { EntityManager, Repository } from 'typeorm';
+import { APP_CONFIG, AppConfig } from '../../config/app.config';
+import { MailAttachment, MailMessage } from './entities/mail-message.entity';
+
+export interface OutgoingMail {
+  to: string;
+  subject: string;
+  text: string;
+  html: string;
+  attachments?: MailAttachment[];
+}
+
+const BATCH = 20;
+const MAX_ATTEMPTS = 6;
+const POLL_MS = 5_000;
+
+/**
+ * Mail is enqueued inside the caller's transaction and sent after commit, so
+ * a rolled-back change sends nothing and a crash loses nothing. Without
+ * SMTP_URL the message stays in `mail_outbox` and only its envelope is logged
+ * (bodies may hold one-time links).
+ */
+@Injectable()
+export class MailerService implements OnModuleInit, OnApplicationShutdown {
+  private readonly logger = new Logger(MailerService.name);
+  private readonly transport: Transporter | null;
+  private timer: NodeJS.Timeout | null = null;
+  private running: Promise<void> | null = null;
+  private again = false;
+
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @InjectRepository(MailMessage) private readonly messages: Repository<MailMessage>,
+  ) {
+    this.transport = config.smtpUrl ? createTransport(config.smtpUrl, { from: config.mailFrom }) : null;
+  }
+
+  onModuleInit(): void {
+    this.timer = setInterval(() => this.kick(), POLL_MS);
+    this.timer.unref();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    await this.running;
+    this.transport?.close();
+  }
+
+  async enqueue(em: EntityManager, mail: OutgoingMail): Promise<void> {
+    await em.getRepository(MailMessage).insert({
+      recipient: mail.to,
+      subject: mail.subject,
+      textBody: mail.text,
+      htmlBody: mail.html,
+      attachments: mail.attachments ?? [],
+    });
+  }
+
+  /** Starts a delivery pass after a commit; passes never overlap. */
+  kick(): void {
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    this.running = this.deliverPending()
+      .catch((error: unknown) => this.logger.error(`Mail delivery pass failed: ${String(error)}`))
+      .finally(() => {
+        this.running = null;
+        if (this.again) {
+          this.again = false;
+          this.kick();
+        }
+      });
+  }
+
+  /** Waits until everything enqueued so far had its delivery attempt (tests, shutdown). */
+  async flush(): Promise<void> {
+    this.kick();
+    while (this.running) await this.running;
+  }
+
+  private async deliverPending(): Promise<void> {
+    for (;;) {
+      // Claim in one statement so no transaction is held while talking SMTP;
+      // a claim left by a crashed process expires after a minute.
+      const [claimed] = (await this.messages.query(
+        `UPDATE mail_outbox SET status = 'sending', next_attempt_at = now() + interval '1 minute',
+                attempts = attempts + 1
+          WHERE id IN (SELECT id FROM mail_outbox
+                        WHERE status IN ('pending', 'sending') AND next_attempt_at <= now()
+                        ORDER BY next_attempt_at LIMIT $1 FOR UPDATE SKIP LOCKED)
+          RETURNING id, recipient, subject, text_body, html_body, attachments, attempts`,
+        [BATCH],
+      )) as [ClaimedRow[], number];
+      if (!claimed.length) return;
+      for (const row of claimed) await this.deliver(row);
+      if (claimed.length < BATCH) return;
+    }
+  }
+
+  private async deliver(row: ClaimedRow): Promise<void> {
+    if (!this.transport) {
+      this.logger.log(`Mail to ${row.recipient} kept in mail_outbox (no SMTP_URL): "${row.subject}"`);
+      await this.messages.update(row.id, { status: 'logged', sentAt: new Date(), lastError: null });
+      return;
+    }
+    try {
+      await this.transport.sendMail({
+        to: row.recipient,
+        subject: row.subject,
+        text: row.text_body,
+        html: row.html_body,
+        attachments: row.attachments.map((a) => ({
+          filename: a.filename,
+          contentType: a.contentType,
+          content: Buffer.from(a.content, 'base64'),
+        })),
+      });
+      await this.messages.update(row.id, { status: 'sent', sentAt: new Date(), lastError: null });
+    } catch (error) {
+      const failed = row.attempts >= MAX_ATTEMPTS;
+      const delaySeconds = 30 * 2 ** row.attempts;
+      this.logger.warn(`Mail to ${row.recipient} failed (attempt ${row.attempts}): ${String(error)}`);
+      await this.messages.update(row.id, {
+        status: failed ? 'failed' : 'pending',
+        lastError: String(error).slice(0, 1000),
+        nextAttemptAt: new Date(Date.now() + delaySeconds * 1000),
+      });
+    }
+  }
+}
+
+interface ClaimedRow {
+  id: string;
+  recipient: string;
+  subject: string;
+  text_body: string;
+  html_body: string;
+  attachments: MailAttachment[];
+  attempts: number;
+}

@@ -1,0 +1,27 @@
+import { Column, CreateDateColumn, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
+
+/** A domain event written in the same transaction as the change it describes. */
+@Entity('outbox_events')
+@Index('outbox_events_unpublished_idx', ['occurredAt'], { where: 'published_at IS NULL' })
+export class OutboxEvent {
+  @PrimaryGeneratedColumn('uuid')
+  id: string;
+
+  @Column('text')
+  type: string;
+
+  @Column('uuid', { nullable: true })
+  spaceId: string | null;
+
+  @Column('uuid', { nullable: true })
+  actorId: string | null;
+
+  @Column('jsonb')
+  payload: Record<string, unknown>;
+
+  @CreateDateColumn({ type: 'timestamptz' })
+  occurredAt: Date;
+
+  @Column('timestamptz', { nullable: true })
+  publishedAt: Date | null;
+}

@@ -1,0 +1,49 @@
+import { randomUUID } from 'node:crypto';
+import type TestAgent from 'supertest/lib/agent';
+import { ROOT_EMAIL, ROOT_PASSWORD } from './database';
+
+export interface TestUser {
+  id: string;
+  email: string;
+  password: string;
+  token: string;
+  refreshToken: string;
+}
+
+export const uniqueEmail = (label = 'user') => `${label}-${randomUUID().slice(0, 8)}@example.test`;
+
+export async function login(
+  http: TestAgent,
+  email: string,
+  password: string,
+): Promise<{ token: string; refreshToken: string }> {
+  const res = await http.post('/api/v1.0/auth/token').type('form').send({ username: email, password });
+  if (res.status !== 200) throw new Error(`login ${email} failed: ${res.status} ${JSON.stringify(res.body)}`);
+  return { token: res.body.access_token, refreshToken: res.body.refresh_token };
+}
+
+/** Registers a new user over HTTP and signs them in. */
+export async function createUser(
+  http: TestAgent,
+  fields: { first_name?: string; last_name?: string; email?: string; password?: string } = {},
+): Promise<TestUser> {
+  const email = fields.email ?? uniqueEmail(fields.first_name?.toLowerCase() ?? 'user');
+  const password = fields.password ?? 'correct-horse-1';
+  const res = await http.post('/api/v1.0/auth/register').send({
+    email,
+    password,
+    first_name: fields.first_name ?? 'Test',
+    last_name: fields.last_name ?? 'User',
+  });
+  if (res.status !== 201) throw new Error(`register failed: ${res.status} ${JSON.stringify(res.body)}`);
+  return { id: res.body.id, email, password, ...(await login(http, email, password)) };
+}
+
+/** The seeded superadmin, signed in. */
+export async function rootUser(http: TestAgent): Promise<TestUser> {
+  const tokens = await login(http, ROOT_EMAIL, ROOT_PASSWORD);
+  const me = await http.get('/api/v1.0/auth/me').set('Authorization', `Bearer ${tokens.token}`);
+  return { id: me.body.id, email: ROOT_EMAIL, password: ROOT_PASSWORD, ...tokens };
+}
+
+export const bearer = (user: { token: string }) => ({ Authorization: `Bearer ${user.token}` });
