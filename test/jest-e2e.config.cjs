@@ -12,5 +12,7 @@ module.exports = {
   // The embedded database serves one connection: its run is serial. Suites
   // that need a database of their own or a second real server run on PostgreSQL only.
   maxWorkers: embedded ? 1 : 2,
-  testPathIgnorePatterns: embedded ? ['/node_modules/', 'postgres-only'] : ['/node_modules/'],
+  testPathIgnorePatterns: embedded
+    ? ['/node_modules/', '\\.postgres-only\\.', 'server-process']
+    : ['/node_modules/'],
 };

@@ -2,14 +2,20 @@ import { ValidationPipe } from '@nestjs/common';
 import type { ValidationError } from 'class-validator';
 import { FieldError, ValidationFailed } from '../errors/domain-error';
 
-function flatten(errors: ValidationError[], parent = ''): FieldError[] {
+/** One entry per invalid field: "is required" when it is missing, else its broken rules joined. */
+export function flattenValidationErrors(errors: ValidationError[], parent = ''): FieldError[] {
   return errors.flatMap((error) => {
     const field = parent ? `${parent}.${error.property}` : error.property;
-    const own = Object.entries(error.constraints ?? {}).map(([rule, message]) => ({
-      field,
-      message: rule === 'whitelistValidation' ? `${field} is not a known field.` : message,
-    }));
-    return [...own, ...flatten(error.children ?? [], field)];
+    const rules = Object.entries(error.constraints ?? {});
+    let own: FieldError[] = [];
+    if (rules.some(([rule]) => rule === 'whitelistValidation')) {
+      own = [{ field, message: `${field} is not a known field.` }];
+    } else if (rules.length && error.value === undefined) {
+      own = [{ field, message: `${field} is required.` }];
+    } else if (rules.length) {
+      own = [{ field, message: rules.map(([, message]) => message).join('; ') }];
+    }
+    return [...own, ...flattenValidationErrors(error.children ?? [], field)];
   });
 }
 
@@ -23,7 +29,8 @@ export function createValidationPipe(): ValidationPipe {
     forbidNonWhitelisted: true,
     transform: true,
     transformOptions: { enableImplicitConversion: false },
-    validationError: { target: false, value: false },
-    exceptionFactory: (errors) => new ValidationFailed(flatten(errors)),
+    // The value is read to tell "missing" from "invalid"; it is never echoed.
+    validationError: { target: false, value: true },
+    exceptionFactory: (errors) => new ValidationFailed(flattenValidationErrors(errors)),
   });
 }
