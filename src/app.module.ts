@@ -8,10 +8,13 @@ import { ConfigModule } from './config/config.module';
 import { DatabaseConnection } from './database/data-source-options';
 import { DatabaseModule } from './database/database.module';
 import { AccountsModule } from './modules/accounts/accounts.module';
+import { AuditLogModule } from './modules/audit/audit.module';
 import { HealthModule } from './modules/health/health.module';
+import { NotificationsModule } from './modules/notifications/notifications.module';
 import { UsersModule } from './modules/users/users.module';
 import { AuditModule } from './platform/audit/audit.module';
 import { CryptoModule } from './platform/crypto/crypto.module';
+import { JobsModule } from './platform/jobs/jobs.module';
 import { MailModule } from './platform/mail/mail.module';
 import { MetricsModule } from './platform/metrics/metrics.module';
 import { OutboxModule } from './platform/outbox/outbox.module';
@@ -33,12 +36,15 @@ export class AppModule {
         DatabaseModule.forRoot({ ...options.database, migrationsRun: options.migrationsRun ?? true }),
         MetricsModule,
         CryptoModule,
+        JobsModule,
         MailModule,
         OutboxModule,
         AuditModule,
         HealthModule,
         UsersModule,
         AccountsModule,
+        NotificationsModule,
+        AuditLogModule,
       ],
       providers: [
         { provide: APP_FILTER, useClass: ProblemDetailsFilter },

@@ -4,6 +4,7 @@ import { PassportModule } from '@nestjs/passport';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { APP_CONFIG, AppConfig } from '../../config/app.config';
 import { UsersModule } from '../users/users.module';
+import { AccountsCleanupService } from './accounts-cleanup.service';
 import { AuthController } from './auth.controller';
 import { AuthService } from './auth.service';
 import { LoginFailure } from './entities/login-failure.entity';
@@ -25,7 +26,7 @@ import { SessionsService } from './sessions.service';
     }),
   ],
   controllers: [AuthController, ImpersonationController],
-  providers: [AuthService, SessionsService, JwtStrategy],
+  providers: [AuthService, SessionsService, JwtStrategy, AccountsCleanupService],
   exports: [SessionsService],
 })
 export class AccountsModule {}

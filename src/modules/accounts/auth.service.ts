@@ -233,7 +233,6 @@ export class AuthService {
           ),
         });
       });
-      this.mailer.kick();
     }
     return { message: FORGOT_PASSWORD_SENTENCE };
   }

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { EntityManager } from 'typeorm';
+import { InjectRepository } from '@nestjs/typeorm';
+import { EntityManager, Repository } from 'typeorm';
 import type { Actor } from '../../common/auth/actor';
 import { jsonValue } from '../../database/json-column';
 import { AuditEntry } from './entities/audit-entry.entity';
@@ -21,8 +22,47 @@ function credentialOf(actor: Actor): string | null {
   return null;
 }
 
+export interface AuditFilter {
+  actorId?: string;
+  /** Exact, or a prefix when it ends in `.*`. */
+  action?: string;
+  resourceType?: string;
+  resourceId?: string;
+  spaceId?: string;
+  since?: Date;
+  until?: Date;
+  skip: number;
+  limit: number;
+}
+
 @Injectable()
 export class AuditService {
+  constructor(@InjectRepository(AuditEntry) private readonly entries: Repository<AuditEntry>) {}
+
+  /** Newest first. */
+  async list(filter: AuditFilter): Promise<{ items: AuditEntry[]; total: number }> {
+    const qb = this.entries.createQueryBuilder('a');
+    if (filter.actorId) qb.andWhere('a.actorId = :actorId', { actorId: filter.actorId });
+    if (filter.action?.endsWith('.*')) {
+      qb.andWhere('a.action LIKE :prefix', {
+        prefix: `${filter.action.slice(0, -1).replace(/[\\%_]/g, '\\$&')}%`,
+      });
+    } else if (filter.action) qb.andWhere('a.action = :action', { action: filter.action });
+    if (filter.resourceType)
+      qb.andWhere('a.resourceType = :resourceType', { resourceType: filter.resourceType });
+    if (filter.resourceId) qb.andWhere('a.resourceId = :resourceId', { resourceId: filter.resourceId });
+    if (filter.spaceId) qb.andWhere('a.spaceId = :spaceId', { spaceId: filter.spaceId });
+    if (filter.since) qb.andWhere('a.createdAt >= :since', { since: filter.since });
+    if (filter.until) qb.andWhere('a.createdAt < :until', { until: filter.until });
+    const [items, total] = await qb
+      .orderBy('a.createdAt', 'DESC')
+      .addOrderBy('a.id', 'DESC')
+      .skip(filter.skip)
+      .take(filter.limit)
+      .getManyAndCount();
+    return { items, total };
+  }
+
   /** Writes an audit entry in the caller's transaction, so it exists exactly when the action happened. */
   async record(em: EntityManager, actor: Actor | null, record: AuditRecord): Promise<void> {
     await em.getRepository(AuditEntry).insert({

@@ -3,6 +3,7 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { createTransport, Transporter } from 'nodemailer';
 import { EntityManager, Repository } from 'typeorm';
 import { APP_CONFIG, AppConfig } from '../../config/app.config';
+import { Wakeup } from '../jobs/wakeup.service';
 import { MailAttachment, MailMessage } from './entities/mail-message.entity';
 
 export interface OutgoingMail {
@@ -34,11 +35,13 @@ export class MailerService implements OnModuleInit, OnApplicationShutdown {
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @InjectRepository(MailMessage) private readonly messages: Repository<MailMessage>,
+    private readonly wakeup: Wakeup,
   ) {
     this.transport = config.smtpUrl ? createTransport(config.smtpUrl, { from: config.mailFrom }) : null;
   }
 
   onModuleInit(): void {
+    this.wakeup.on('mail', () => this.kick());
     this.timer = setInterval(() => this.kick(), POLL_MS);
     this.timer.unref();
   }
@@ -57,9 +60,10 @@ export class MailerService implements OnModuleInit, OnApplicationShutdown {
       htmlBody: mail.html,
       attachments: mail.attachments ?? [],
     });
+    this.wakeup.signal(em, 'mail');
   }
 
-  /** Starts a delivery pass after a commit; passes never overlap. */
+  /** Starts a delivery pass; passes never overlap. Enqueueing starts one after its commit by itself. */
   kick(): void {
     if (this.running) {
       this.again = true;

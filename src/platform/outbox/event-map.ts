@@ -1,8 +1,8 @@
 /**
  * Every domain event the API emits, by name (`<resource>.<verb>`) with its
  * payload. Producers append them to the outbox in their transaction; the
- * events backbone delivers them to notifications, webhooks and the audit log.
- * Modules add their events here as they are built.
+ * dispatcher hands them to notifications and webhooks. Adding an event means
+ * adding its payload here and its catalog entry below (the compiler insists).
  */
 export interface DomainEventMap {
   'user.registered': { user_id: string; email: string };
@@ -19,4 +19,21 @@ export interface DomainEvent<T extends DomainEventType = DomainEventType> {
   spaceId?: string | null;
   /** Who caused it; null for the system. */
   actorId?: string | null;
+}
+
+export interface EventCatalogEntry {
+  category: string;
+  description: string;
+  /** Space-scoped events can be subscribed to by a space's webhooks. */
+  scope: 'space' | 'platform';
+}
+
+export const EVENT_CATALOG = {
+  'user.registered': { category: 'users', description: 'An account was created.', scope: 'platform' },
+  'user.updated': { category: 'users', description: 'A superadmin changed an account.', scope: 'platform' },
+  'user.deactivated': { category: 'users', description: 'An account was deactivated.', scope: 'platform' },
+} satisfies Record<DomainEventType, EventCatalogEntry>;
+
+export function isDomainEventType(value: string): value is DomainEventType {
+  return Object.prototype.hasOwnProperty.call(EVENT_CATALOG, value);
 }

@@ -5,6 +5,8 @@ import { Column, CreateDateColumn, Entity, Index, PrimaryGeneratedColumn } from 
 @Index('audit_log_created_idx', ['createdAt'])
 @Index('audit_log_actor_idx', ['actorId', 'createdAt'])
 @Index('audit_log_resource_idx', ['resourceType', 'resourceId'])
+@Index('audit_log_action_idx', ['action', 'createdAt'])
+@Index('audit_log_space_idx', ['spaceId', 'createdAt'])
 export class AuditEntry {
   @PrimaryGeneratedColumn('uuid')
   id: string;

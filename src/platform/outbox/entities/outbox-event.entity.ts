@@ -22,6 +22,17 @@ export class OutboxEvent {
   @CreateDateColumn({ type: 'timestamptz' })
   occurredAt: Date;
 
+  /** Set once every consumer handled the event (or it was given up after repeated failures). */
   @Column('timestamptz', { nullable: true })
   publishedAt: Date | null;
+
+  @Column('int', { default: 0 })
+  attempts: number;
+
+  @Column('text', { nullable: true })
+  lastError: string | null;
+
+  /** After a consumer failed, the event waits until then. */
+  @Column('timestamptz', { nullable: true })
+  retryAt: Date | null;
 }

@@ -1,0 +1,241 @@
+import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { EntityManager, Repository } from 'typeorm';
+import type { Actor } from '../../common/auth/actor';
+import { NotFound } from '../../common/errors/domain-error';
+import { APP_CONFIG, AppConfig } from '../../config/app.config';
+import { jsonValue } from '../../database/json-column';
+import { TransactionRunner } from '../../database/transaction-runner';
+import { JobRunner } from '../../platform/jobs/job-runner.service';
+import { Wakeup } from '../../platform/jobs/wakeup.service';
+import { MailerService } from '../../platform/mail/mailer.service';
+import { escapeHtml, renderMail } from '../../platform/mail/templates';
+import { withDefaults } from '../users/preferences';
+import { UsersService } from '../users/users.service';
+import {
+  ListNotificationsQuery,
+  MarkAllReadResponse,
+  NotificationListResponse,
+  NotificationResponse,
+  UnreadCountResponse,
+} from './dto/notification.dto';
+import { planEmail } from './email-plan';
+import { NotificationCounter } from './entities/notification-counter.entity';
+import { EmailStatus, Notification } from './entities/notification.entity';
+import { NotificationDataMap, NotificationType } from './notification-types';
+
+export interface NewNotification<T extends NotificationType> {
+  recipients: string[];
+  type: T;
+  title: string;
+  message: string;
+  data: NotificationDataMap[T];
+}
+
+const DIGEST_JOB = 'notifications.digest';
+
+export function toNotificationResponse(n: Notification): NotificationResponse {
+  return {
+    id: n.id,
+    type: n.type,
+    title: n.title,
+    message: n.message,
+    read: n.read,
+    data: n.data,
+    created_at: n.createdAt.toISOString(),
+  };
+}
+
+/** The topic a live stream of `userId` listens to. */
+export const streamTopic = (userId: string) => `notifications:${userId}`;
+
+/**
+ * In-platform notifications, and their emails according to each recipient's
+ * preferences. Producers in other modules call `notify` inside their own
+ * transaction (usually an outbox consumer's), so a notification exists
+ * exactly when the change that caused it does.
+ */
+@Injectable()
+export class NotificationsService implements OnModuleInit {
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @InjectRepository(Notification) private readonly notifications: Repository<Notification>,
+    @InjectRepository(NotificationCounter) private readonly counters: Repository<NotificationCounter>,
+    private readonly tx: TransactionRunner,
+    private readonly users: UsersService,
+    private readonly mailer: MailerService,
+    private readonly jobs: JobRunner,
+    private readonly wakeup: Wakeup,
+  ) {}
+
+  onModuleInit(): void {
+    this.jobs.register<{ user_id: string }>(DIGEST_JOB, (payload) => this.sendDigest(payload.user_id), {
+      maxAttempts: 5,
+    });
+  }
+
+  /** Notifies each recipient once; inactive and unknown users are skipped. Answers how many were notified. */
+  async notify<T extends NotificationType>(
+    em: EntityManager,
+    notification: NewNotification<T>,
+  ): Promise<number> {
+    const recipients = await this.users.findByIds([...new Set(notification.recipients)], em);
+    const now = new Date();
+    let notified = 0;
+    for (const user of recipients) {
+      if (!user.isActive) continue;
+      const plan = planEmail(withDefaults(user.preferences), notification.type, now);
+      const emailStatus: EmailStatus = plan.status;
+      await em.getRepository(Notification).insert({
+        userId: user.id,
+        type: notification.type,
+        title: notification.title,
+        message: notification.message,
+        data: jsonValue(notification.data as Record<string, unknown>),
+        emailStatus,
+      });
+      await em.query(
+        `INSERT INTO notification_counters (user_id, type, unread) VALUES ($1, $2, 1)
+         ON CONFLICT (user_id, type) DO UPDATE SET unread = notification_counters.unread + 1`,
+        [user.id, notification.type],
+      );
+      if (plan.status === 'queued') {
+        await this.mailer.enqueue(em, {
+          to: user.email,
+          subject: notification.title,
+          ...renderMail([notification.message], { label: 'Open Verity', url: this.config.publicBaseUrl }),
+        });
+      } else if (plan.status === 'digest') {
+        await this.jobs.enqueue(
+          em,
+          DIGEST_JOB,
+          { user_id: user.id },
+          { runAt: plan.sendAt, singletonKey: `digest:${user.id}` },
+        );
+      }
+      this.wakeup.signal(em, streamTopic(user.id));
+      notified++;
+    }
+    return notified;
+  }
+
+  async list(actor: Actor, query: ListNotificationsQuery): Promise<NotificationListResponse> {
+    const page = query.page ?? 1;
+    const size = query.size ?? 20;
+    const qb = this.notifications
+      .createQueryBuilder('n')
+      .where('n.userId = :userId', { userId: actor.userId });
+    if (query.unread_only) qb.andWhere('n.read = false');
+    if (query.type) qb.andWhere('n.type = :type', { type: query.type });
+    const [rows, total] = await qb
+      .orderBy('n.createdAt', 'DESC')
+      .addOrderBy('n.id', 'DESC')
+      .skip((page - 1) * size)
+      .take(size)
+      .getManyAndCount();
+    return { items: rows.map(toNotificationResponse), total, page, size };
+  }
+
+  /** Notifications of `userId` created after `since`, oldest first (for live streams). */
+  newerThan(userId: string, since: Date): Promise<Notification[]> {
+    return this.notifications
+      .createQueryBuilder('n')
+      .where('n.userId = :userId AND n.createdAt > :since', { userId, since })
+      .orderBy('n.createdAt', 'ASC')
+      .take(100)
+      .getMany();
+  }
+
+  async setRead(actor: Actor, id: string, read: boolean): Promise<NotificationResponse> {
+    return this.tx.run(async (em) => {
+      const notification = await em.getRepository(Notification).findOne({
+        where: { id, userId: actor.userId },
+        lock: { mode: 'pessimistic_write' },
+      });
+      // Someone else's notification is as missing as a deleted one.
+      if (!notification) throw new NotFound('notification', id);
+      if (notification.read !== read) {
+        notification.read = read;
+        await em.getRepository(Notification).update(id, { read });
+        await em.query(
+          `UPDATE notification_counters SET unread = GREATEST(0, unread + $3) WHERE user_id = $1 AND type = $2`,
+          [actor.userId, notification.type, read ? -1 : 1],
+        );
+        this.wakeup.signal(em, streamTopic(actor.userId));
+      }
+      return toNotificationResponse(notification);
+    });
+  }
+
+  async markAllRead(actor: Actor, type: string | undefined): Promise<MarkAllReadResponse> {
+    return this.tx.run(async (em) => {
+      const params: unknown[] = [actor.userId];
+      let filter = '';
+      if (type) {
+        params.push(type);
+        filter = ' AND type = $2';
+      }
+      const [, marked] = (await em.query(
+        `UPDATE notifications SET read = true WHERE user_id = $1 AND read = false${filter}`,
+        params,
+      )) as [unknown, number];
+      await em.query(`UPDATE notification_counters SET unread = 0 WHERE user_id = $1${filter}`, params);
+      if (marked) this.wakeup.signal(em, streamTopic(actor.userId));
+      return { marked_read: marked };
+    });
+  }
+
+  async unreadCount(userId: string): Promise<UnreadCountResponse> {
+    const rows = await this.counters.find({ where: { userId }, select: { type: true, unread: true } });
+    const byType: Record<string, number> = {};
+    let count = 0;
+    for (const row of rows) {
+      if (row.unread <= 0) continue;
+      byType[row.type] = row.unread;
+      count += row.unread;
+    }
+    return { count, by_type: byType };
+  }
+
+  /** One email with every notification waiting for this user's digest. */
+  private async sendDigest(userId: string): Promise<void> {
+    await this.tx.run(async (em) => {
+      const pending = await em
+        .getRepository(Notification)
+        .createQueryBuilder('n')
+        .where(`n.userId = :userId AND n.emailStatus = 'digest'`, { userId })
+        .orderBy('n.createdAt', 'ASC')
+        .setLock('pessimistic_write')
+        .getMany();
+      const user = await this.users.findById(userId, em);
+      if (!pending.length || !user) return;
+      await em
+        .getRepository(Notification)
+        .createQueryBuilder()
+        .update()
+        .set({ emailStatus: 'sent_in_digest' })
+        .whereInIds(pending.map((n) => n.id))
+        .execute();
+      if (!user.isActive) return;
+      const count = pending.length;
+      const lines = pending.map((n) => `• ${n.title}: ${n.message}`);
+      const { text } = renderMail(
+        [`You have ${count} new notification${count === 1 ? '' : 's'}.`, ...lines],
+        {
+          label: 'Open Verity',
+          url: this.config.publicBaseUrl,
+        },
+      );
+      const items = pending
+        .map((n) => `<li><strong>${escapeHtml(n.title)}</strong>: ${escapeHtml(n.message)}</li>`)
+        .join('');
+      const html = `<!doctype html><html><body style="font-family:sans-serif;line-height:1.5"><p>You have ${count} new notification${count === 1 ? '' : 's'}.</p><ul>${items}</ul><p><a href="${escapeHtml(this.config.publicBaseUrl)}">Open Verity</a></p></body></html>`;
+      await this.mailer.enqueue(em, {
+        to: user.email,
+        subject: `Verity digest: ${count} new notification${count === 1 ? '' : 's'}`,
+        text,
+        html,
+      });
+    });
+  }
+}

@@ -1,0 +1,173 @@
+import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, EntityManager } from 'typeorm';
+import { Wakeup } from '../jobs/wakeup.service';
+import { DomainEventMap, DomainEventType, isDomainEventType } from './event-map';
+
+export interface DispatchedEvent<T extends DomainEventType = DomainEventType> {
+  id: string;
+  type: T;
+  spaceId: string | null;
+  actorId: string | null;
+  data: DomainEventMap[T];
+  occurredAt: Date;
+}
+
+/** A consumer writes its effects through `em`, in the transaction that marks the event published. */
+export type OutboxConsumer<T extends DomainEventType = DomainEventType> = (
+  event: DispatchedEvent<T>,
+  em: EntityManager,
+) => Promise<void>;
+
+interface Subscription {
+  name: string;
+  matches: (type: string) => boolean;
+  consumer: OutboxConsumer<never>;
+}
+
+interface EventRow {
+  id: string;
+  type: string;
+  space_id: string | null;
+  actor_id: string | null;
+  payload: object;
+  occurred_at: Date;
+  attempts: number;
+}
+
+const BATCH = 100;
+const POLL_MS = 1_000;
+const MAX_ATTEMPTS = 10;
+
+/**
+ * Delivers outbox events to the registered consumers. A batch is claimed
+ * with FOR UPDATE SKIP LOCKED (replicas share the work); each event's
+ * consumers run under a savepoint in the claiming transaction, which also
+ * marks the event published. So their effects (notifications, webhook
+ * deliveries) exist exactly once, and a crash anywhere rolls the batch back
+ * for another dispatcher to redo.
+ */
+@Injectable()
+export class OutboxDispatcher implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger(OutboxDispatcher.name);
+  private readonly subscriptions: Subscription[] = [];
+  private timer: NodeJS.Timeout | null = null;
+  private running: Promise<void> | null = null;
+  private again = false;
+  private stopped = false;
+  private unsubscribe: (() => void) | null = null;
+
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly wakeup: Wakeup,
+  ) {}
+
+  /** Registers a consumer for one event type, a `<resource>.*` family, or `*`. Unknown names fail the boot. */
+  on<T extends DomainEventType>(pattern: T, name: string, consumer: OutboxConsumer<T>): void;
+  on(pattern: `${string}.*` | '*', name: string, consumer: OutboxConsumer): void;
+  on(pattern: string, name: string, consumer: OutboxConsumer<never>): void {
+    let matches: (type: string) => boolean;
+    if (pattern === '*') matches = () => true;
+    else if (pattern.endsWith('.*')) matches = (type) => type.startsWith(pattern.slice(0, -1));
+    else if (isDomainEventType(pattern)) matches = (type) => type === pattern;
+    else throw new Error(`Consumer ${name} listens to an unknown event type ${pattern}.`);
+    this.subscriptions.push({ name, matches, consumer });
+  }
+
+  onApplicationBootstrap(): void {
+    this.unsubscribe = this.wakeup.on('outbox', () => this.kick());
+    this.timer = setInterval(() => this.kick(), POLL_MS);
+    this.timer.unref();
+    this.kick();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    this.stopped = true;
+    this.unsubscribe?.();
+    if (this.timer) clearInterval(this.timer);
+    await this.running;
+  }
+
+  kick(): void {
+    if (this.stopped) return;
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    this.running = this.dispatchAll()
+      .catch((error: unknown) => this.logger.error(`Outbox dispatch failed: ${String(error)}`))
+      .finally(() => {
+        this.running = null;
+        if (this.again) {
+          this.again = false;
+          this.kick();
+        }
+      });
+  }
+
+  /** Dispatches until no event is due (tests and tooling). */
+  async drain(): Promise<void> {
+    while (this.running) await this.running;
+    await this.dispatchAll();
+  }
+
+  private async dispatchAll(): Promise<void> {
+    while (!this.stopped && (await this.dispatchBatch()) === BATCH);
+  }
+
+  /** Answers how many events were claimed. */
+  async dispatchBatch(): Promise<number> {
+    return this.dataSource.transaction(async (em) => {
+      const rows = (await em.query(
+        `SELECT id, type, space_id, actor_id, payload, occurred_at, attempts FROM outbox_events
+          WHERE published_at IS NULL AND (retry_at IS NULL OR retry_at <= now())
+          ORDER BY occurred_at LIMIT $1 FOR UPDATE SKIP LOCKED`,
+        [BATCH],
+      )) as EventRow[];
+      const published: string[] = [];
+      for (const row of rows) {
+        const event: DispatchedEvent = {
+          id: row.id,
+          type: row.type as DomainEventType,
+          spaceId: row.space_id,
+          actorId: row.actor_id,
+          data: row.payload as DomainEventMap[DomainEventType],
+          occurredAt: row.occurred_at,
+        };
+        await em.query('SAVEPOINT outbox_event');
+        try {
+          for (const subscription of this.subscriptions) {
+            if (subscription.matches(event.type)) await subscription.consumer(event as never, em);
+          }
+          await em.query('RELEASE SAVEPOINT outbox_event');
+          published.push(row.id);
+        } catch (error) {
+          await em.query('ROLLBACK TO SAVEPOINT outbox_event');
+          await this.recordFailure(em, row, error);
+        }
+      }
+      if (published.length) {
+        await em.query(
+          `UPDATE outbox_events SET published_at = now(), last_error = NULL WHERE id = ANY($1)`,
+          [published],
+        );
+      }
+      return rows.length;
+    });
+  }
+
+  private async recordFailure(em: EntityManager, row: EventRow, error: unknown): Promise<void> {
+    const message = (error instanceof Error ? error.message : String(error)).slice(0, 2000);
+    const attempts = row.attempts + 1;
+    const givingUp = attempts >= MAX_ATTEMPTS;
+    this.logger.error(
+      `Consumer failed on ${row.type} ${row.id} (attempt ${attempts}${givingUp ? ', giving up' : ''}): ${message}`,
+    );
+    await em.query(
+      `UPDATE outbox_events SET attempts = $2, last_error = $3,
+              retry_at = now() + make_interval(secs => $4), published_at = CASE WHEN $5 THEN now() END
+        WHERE id = $1`,
+      [row.id, attempts, message, Math.min(3600, 2 ** attempts), givingUp],
+    );
+  }
+}
