@@ -17,6 +17,7 @@ import { CryptoModule } from './platform/crypto/crypto.module';
 import { JobsModule } from './platform/jobs/jobs.module';
 import { MailModule } from './platform/mail/mail.module';
 import { MetricsModule } from './platform/metrics/metrics.module';
+import { OutboundHttpModule } from './platform/outbound-http/outbound-http.module';
 import { OutboxModule } from './platform/outbox/outbox.module';
 
 export interface AppModuleOptions {
@@ -39,6 +40,7 @@ export class AppModule {
         JobsModule,
         MailModule,
         OutboxModule,
+        OutboundHttpModule,
         AuditModule,
         HealthModule,
         UsersModule,

@@ -1,0 +1,138 @@
+import { lookup as dnsLookup, LookupAddress } from 'node:dns';
+import { request as httpRequest, IncomingMessage } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import type { LookupFunction } from 'node:net';
+import { Inject, Injectable } from '@nestjs/common';
+import { APP_CONFIG, AppConfig } from '../../config/app.config';
+import { addressRefusal, AddressPolicy, urlRefusal } from './address-policy';
+
+export class OutboundRefused extends Error {
+  override readonly name = 'OutboundRefused';
+}
+
+export interface OutboundResponse {
+  status: number;
+  durationMs: number;
+  /** The first bytes of the body, for delivery logs. */
+  bodySnippet: string;
+}
+
+export interface OutboundRequest {
+  method: 'POST' | 'GET';
+  headers: Record<string, string>;
+  body?: string;
+  timeoutMs?: number;
+}
+
+const MAX_REDIRECTS = 3;
+const SNIPPET_BYTES = 2048;
+const DEFAULT_TIMEOUT_MS = 10_000;
+
+/**
+ * HTTP to addresses users give us (webhooks, web search), without letting
+ * them reach our own network: every connection's resolved address is
+ * checked when it is made (so DNS rebinding cannot slip through), and
+ * redirects (307/308 only, at most three) are checked the same way.
+ */
+@Injectable()
+export class SafeHttpClient {
+  private readonly policy: AddressPolicy;
+
+  constructor(@Inject(APP_CONFIG) config: AppConfig) {
+    this.policy = { allowPrivate: config.allowPrivateNetworkTargets };
+  }
+
+  /** Null when the URL is acceptable to store, else why not (scheme, credentials, literal address). */
+  refusal(url: string): string | null {
+    return urlRefusal(url, this.policy);
+  }
+
+  /** Resolves the host now and refuses if any of its addresses is forbidden. */
+  async checkResolvable(url: string): Promise<string | null> {
+    const refused = this.refusal(url);
+    if (refused) return refused;
+    const host = new URL(url).hostname.replace(/^\[|\]$/g, '');
+    try {
+      const addresses = await new Promise<LookupAddress[]>((resolve, reject) =>
+        dnsLookup(host, { all: true }, (error, found) => (error ? reject(error) : resolve(found))),
+      );
+      for (const { address } of addresses) {
+        const reason = addressRefusal(address, this.policy);
+        if (reason) return `${host} resolves to ${reason}`;
+      }
+      return null;
+    } catch {
+      return `${host} does not resolve`;
+    }
+  }
+
+  async send(url: string, request: OutboundRequest): Promise<OutboundResponse> {
+    const started = process.hrtime.bigint();
+    let target = url;
+    for (let hop = 0; ; hop++) {
+      const refused = this.refusal(target);
+      if (refused) throw new OutboundRefused(`Refused ${target}: ${refused}.`);
+      const response = await this.once(target, request);
+      const location = response.headers.location;
+      if ((response.status === 307 || response.status === 308) && location && hop < MAX_REDIRECTS) {
+        target = new URL(location, target).toString();
+        continue;
+      }
+      return {
+        status: response.status,
+        durationMs: Math.round(Number(process.hrtime.bigint() - started) / 1e6),
+        bodySnippet: response.snippet,
+      };
+    }
+  }
+
+  private once(
+    url: string,
+    request: OutboundRequest,
+  ): Promise<{ status: number; headers: IncomingMessage['headers']; snippet: string }> {
+    const parsed = new URL(url);
+    const send = parsed.protocol === 'https:' ? httpsRequest : httpRequest;
+    const lookup: LookupFunction = (hostname, options, callback) => {
+      dnsLookup(hostname, { ...options, all: true }, (error, addresses) => {
+        if (error) return callback(error, '', 4);
+        const list = addresses as LookupAddress[];
+        for (const { address } of list) {
+          const reason = addressRefusal(address, this.policy);
+          if (reason) return callback(new OutboundRefused(`Refused ${hostname}: ${reason}.`), '', 4);
+        }
+        if (options.all) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, list);
+        callback(null, list[0].address, list[0].family);
+      });
+    };
+    return new Promise((resolve, reject) => {
+      const req = send(
+        url,
+        {
+          method: request.method,
+          headers: { 'user-agent': 'Verity-Webhooks/1.0', ...request.headers },
+          lookup,
+          timeout: request.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+        },
+        (res) => {
+          const chunks: Buffer[] = [];
+          let size = 0;
+          res.on('data', (chunk: Buffer) => {
+            if (size < SNIPPET_BYTES) chunks.push(chunk);
+            size += chunk.length;
+          });
+          res.on('end', () =>
+            resolve({
+              status: res.statusCode ?? 0,
+              headers: res.headers,
+              snippet: Buffer.concat(chunks).subarray(0, SNIPPET_BYTES).toString('utf8'),
+            }),
+          );
+          res.on('error', reject);
+        },
+      );
+      req.on('timeout', () => req.destroy(new Error(`No answer within ${request.timeoutMs ?? DEFAULT_TIMEOUT_MS} ms`)));
+      req.on('error', reject);
+      req.end(request.body);
+    });
+  }
+}
