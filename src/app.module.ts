@@ -9,6 +9,8 @@ import { DatabaseConnection } from './database/data-source-options';
 import { DatabaseModule } from './database/database.module';
 import { AccountsModule } from './modules/accounts/accounts.module';
 import { HealthModule } from './modules/health/health.module';
+import { RateLimitGuard } from './modules/rate-limits/rate-limit.guard';
+import { RateLimitsModule } from './modules/rate-limits/rate-limits.module';
 import { UsersModule } from './modules/users/users.module';
 import { AuditModule } from './platform/audit/audit.module';
 import { CryptoModule } from './platform/crypto/crypto.module';
@@ -39,11 +41,13 @@ export class AppModule {
         HealthModule,
         UsersModule,
         AccountsModule,
+        RateLimitsModule,
       ],
       providers: [
         { provide: APP_FILTER, useClass: ProblemDetailsFilter },
-        // Order matters: recognise the caller, (rate-limit,) then demand authentication.
+        // Order matters: recognise the caller, rate-limit, then demand authentication.
         { provide: APP_GUARD, useClass: AuthenticationGuard },
+        { provide: APP_GUARD, useClass: RateLimitGuard },
         { provide: APP_GUARD, useClass: RequireAuthGuard },
       ],
     };
