@@ -8,6 +8,7 @@ import { ConfigModule } from './config/config.module';
 import { DatabaseConnection } from './database/data-source-options';
 import { DatabaseModule } from './database/database.module';
 import { AccountsModule } from './modules/accounts/accounts.module';
+import { ApiKeysModule } from './modules/api-keys/api-keys.module';
 import { HealthModule } from './modules/health/health.module';
 import { RateLimitGuard } from './modules/rate-limits/rate-limit.guard';
 import { RateLimitsModule } from './modules/rate-limits/rate-limits.module';
@@ -41,6 +42,7 @@ export class AppModule {
         HealthModule,
         UsersModule,
         AccountsModule,
+        ApiKeysModule,
         RateLimitsModule,
       ],
       providers: [

@@ -8,6 +8,8 @@ export interface DomainEventMap {
   'user.registered': { user_id: string; email: string };
   'user.updated': { user_id: string; changed: string[] };
   'user.deactivated': { user_id: string };
+  'api_key.created': { api_key_id: string; user_id: string; name: string; rate_limit_tier: string };
+  'api_key.revoked': { api_key_id: string; user_id: string; reason: string };
 }
 
 export type DomainEventType = keyof DomainEventMap;
