@@ -47,5 +47,8 @@ export function EndpointRateLimit(limit: number, windowSeconds = 60) {
 
 /** The route shows the caller's budget: it carries the headers but uses none of it and is never refused. */
 export function RateLimitNotCounted() {
-  return SetMetadata(RATE_LIMIT_NOT_COUNTED, true);
+  return applyDecorators(
+    SetMetadata(RATE_LIMIT_NOT_COUNTED, true),
+    ApiExtension('x-rate-limit', { counted: false }),
+  );
 }
