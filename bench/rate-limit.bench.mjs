@@ -1,0 +1,188 @@
+// Issue 7: what rate limiting costs an authenticated read.
+//
+// Runs the built server (`npm run build` first) three ways against real PostgreSQL:
+//   (a) RATE_LIMIT_ENABLED=false, the baseline; (b) counters in memory; (c) counters in Redis;
+// and measures GET /api/v1.0/auth/me with a JWT (signature check, session lookup, serialisation).
+// Requests rotate over 40 users so no bucket reaches its limit: every answer must be a 200.
+// Loopback only; each run lasts BENCH_DURATION seconds (default 8), BENCH_ROUNDS rounds (default 3).
+//
+//   node bench/rate-limit.bench.mjs
+import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+import pg from 'pg';
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+const SERVER_URL = process.env.BENCH_SERVER_URL ?? 'postgres://postgres@127.0.0.1:5432';
+const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
+const DURATION = Number(process.env.BENCH_DURATION ?? 8);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const CONNECTIONS = 10;
+const USERS = 40;
+const DATABASE = 'verity_bench_rate_limit';
+const JWT_SECRET = 'bench-jwt-secret-0123456789abcdef0123456789';
+
+async function freePort() {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+async function withAdmin(work) {
+  const client = new pg.Client({ connectionString: `${SERVER_URL}/postgres` });
+  await client.connect();
+  try {
+    return await work(client);
+  } finally {
+    await client.end();
+  }
+}
+
+async function startServer(env) {
+  const port = await freePort();
+  const child = spawn(process.execPath, [join(ROOT, 'dist', 'main.js')], {
+    env: {
+      ...process.env,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      DATABASE_URL: `${SERVER_URL}/${DATABASE}`,
+      DATA_DIR: mkdtempSync(join(tmpdir(), 'verity-bench-')),
+      JWT_SECRET,
+      LOG_LEVEL: 'error',
+      RATE_LIMIT_USER_TIER: 'internal',
+      RATE_LIMIT_ANON_TIER: 'internal',
+      REDIS_URL: '',
+      ...env,
+    },
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  const base = `http://127.0.0.1:${port}`;
+  for (let attempt = 0; ; attempt++) {
+    if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}`);
+    try {
+      if ((await fetch(`${base}/api/v1.0/health`)).ok) break;
+    } catch {
+      // not listening yet
+    }
+    if (attempt > 300) throw new Error('server did not become healthy within 30 s');
+    await new Promise((done) => setTimeout(done, 100));
+  }
+  return {
+    base,
+    stop: () =>
+      new Promise((done) => {
+        child.once('exit', done);
+        child.kill('SIGTERM');
+      }),
+  };
+}
+
+async function signUpUsers(base) {
+  const tokens = [];
+  for (let i = 0; i < USERS; i++) {
+    const email = `bench-${i}-${randomUUID().slice(0, 8)}@example.test`;
+    const password = 'bench-password-1';
+    const registered = await fetch(`${base}/api/v1.0/auth/register`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email, password }),
+    });
+    if (registered.status !== 201) throw new Error(`register: ${registered.status}`);
+    const token = await fetch(`${base}/api/v1.0/auth/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ username: email, password }),
+    });
+    tokens.push((await token.json()).access_token);
+  }
+  return tokens;
+}
+
+async function measure(base, tokens, expectHeaders) {
+  const url = `${base}/api/v1.0/auth/me`;
+  const probe = await fetch(url, { headers: { authorization: `Bearer ${tokens[0]}` } });
+  if (probe.status !== 200) throw new Error(`probe answered ${probe.status}`);
+  if (probe.headers.has('x-ratelimit-limit') !== expectHeaders) {
+    throw new Error(`expected rate-limit headers: ${expectHeaders}, got ${probe.headers.get('x-ratelimit-limit')}`);
+  }
+  const requests = tokens.map((token) => ({ method: 'GET', headers: { authorization: `Bearer ${token}` } }));
+  // A short warm-up (JIT, pools), then the measured run.
+  await autocannon({ url, connections: CONNECTIONS, duration: 2, requests });
+  const result = await autocannon({ url, connections: CONNECTIONS, duration: DURATION, requests });
+  if (result.non2xx || result.errors || result.timeouts) {
+    throw new Error(`non-2xx ${result.non2xx}, errors ${result.errors}, timeouts ${result.timeouts}`);
+  }
+  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99 };
+}
+
+const CONFIGS = [
+  { name: '(a) limiter off (RATE_LIMIT_ENABLED=false)', env: { RATE_LIMIT_ENABLED: 'false' }, headers: false },
+  { name: '(b) limiter, counters in memory', env: {}, headers: true },
+  { name: '(c) limiter, counters in Redis', env: { REDIS_URL }, headers: true, redis: true },
+];
+
+async function main() {
+  await withAdmin(async (client) => {
+    await client.query(`DROP DATABASE IF EXISTS ${DATABASE} WITH (FORCE)`);
+    await client.query(`CREATE DATABASE ${DATABASE}`);
+  });
+  const setup = await startServer({ RATE_LIMIT_ENABLED: 'false' }); // runs the migrations
+  const tokens = await signUpUsers(setup.base);
+  await setup.stop();
+
+  const results = new Map(CONFIGS.map((config) => [config.name, []]));
+  for (let round = 1; round <= ROUNDS; round++) {
+    for (const config of CONFIGS) {
+      const env = config.redis ? { ...config.env, REDIS_KEY_PREFIX: `verity-bench:${randomUUID()}:` } : config.env;
+      const server = await startServer(env);
+      try {
+        const run = await measure(server.base, tokens, config.headers);
+        results.get(config.name).push(run);
+        console.log(`round ${round} ${config.name}: ${run.rps.toFixed(0)} req/s, p99 ${run.p99} ms`);
+      } finally {
+        await server.stop();
+      }
+    }
+  }
+
+  const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+  const summary = CONFIGS.map((config) => {
+    const runs = results.get(config.name);
+    return {
+      name: config.name,
+      rps: median(runs.map((r) => r.rps)),
+      p50: median(runs.map((r) => r.p50)),
+      p99: median(runs.map((r) => r.p99)),
+    };
+  });
+  const baseline = summary[0].rps;
+  console.log(
+    `\n== GET /auth/me with a JWT, real PostgreSQL, ${CONNECTIONS} connections, ${DURATION} s x ${ROUNDS} rounds (medians) ==`,
+  );
+  console.log('configuration'.padEnd(46), 'req/s'.padStart(8), 'p50 ms'.padStart(8), 'p99 ms'.padStart(8), 'overhead'.padStart(9));
+  for (const row of summary) {
+    const overhead = row === summary[0] ? '-' : `${(((baseline - row.rps) / baseline) * 100).toFixed(1)}%`;
+    console.log(
+      row.name.padEnd(46),
+      row.rps.toFixed(0).padStart(8),
+      String(row.p50).padStart(8),
+      String(row.p99).padStart(8),
+      overhead.padStart(9),
+    );
+  }
+  await withAdmin((client) => client.query(`DROP DATABASE IF EXISTS ${DATABASE} WITH (FORCE)`));
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});
