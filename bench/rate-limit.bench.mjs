@@ -112,7 +112,9 @@ async function measure(base, tokens, expectHeaders) {
   const probe = await fetch(url, { headers: { authorization: `Bearer ${tokens[0]}` } });
   if (probe.status !== 200) throw new Error(`probe answered ${probe.status}`);
   if (probe.headers.has('x-ratelimit-limit') !== expectHeaders) {
-    throw new Error(`expected rate-limit headers: ${expectHeaders}, got ${probe.headers.get('x-ratelimit-limit')}`);
+    throw new Error(
+      `expected rate-limit headers: ${expectHeaders}, got ${probe.headers.get('x-ratelimit-limit')}`,
+    );
   }
   const requests = tokens.map((token) => ({ method: 'GET', headers: { authorization: `Bearer ${token}` } }));
   // A short warm-up (JIT, pools), then the measured run.
@@ -125,7 +127,11 @@ async function measure(base, tokens, expectHeaders) {
 }
 
 const CONFIGS = [
-  { name: '(a) limiter off (RATE_LIMIT_ENABLED=false)', env: { RATE_LIMIT_ENABLED: 'false' }, headers: false },
+  {
+    name: '(a) limiter off (RATE_LIMIT_ENABLED=false)',
+    env: { RATE_LIMIT_ENABLED: 'false' },
+    headers: false,
+  },
   { name: '(b) limiter, counters in memory', env: {}, headers: true },
   { name: '(c) limiter, counters in Redis', env: { REDIS_URL }, headers: true, redis: true },
 ];
@@ -142,7 +148,9 @@ async function main() {
   const results = new Map(CONFIGS.map((config) => [config.name, []]));
   for (let round = 1; round <= ROUNDS; round++) {
     for (const config of CONFIGS) {
-      const env = config.redis ? { ...config.env, REDIS_KEY_PREFIX: `verity-bench:${randomUUID()}:` } : config.env;
+      const env = config.redis
+        ? { ...config.env, REDIS_KEY_PREFIX: `verity-bench:${randomUUID()}:` }
+        : config.env;
       const server = await startServer(env);
       try {
         const run = await measure(server.base, tokens, config.headers);
@@ -168,7 +176,13 @@ async function main() {
   console.log(
     `\n== GET /auth/me with a JWT, real PostgreSQL, ${CONNECTIONS} connections, ${DURATION} s x ${ROUNDS} rounds (medians) ==`,
   );
-  console.log('configuration'.padEnd(46), 'req/s'.padStart(8), 'p50 ms'.padStart(8), 'p99 ms'.padStart(8), 'overhead'.padStart(9));
+  console.log(
+    'configuration'.padEnd(46),
+    'req/s'.padStart(8),
+    'p50 ms'.padStart(8),
+    'p99 ms'.padStart(8),
+    'overhead'.padStart(9),
+  );
   for (const row of summary) {
     const overhead = row === summary[0] ? '-' : `${(((baseline - row.rps) / baseline) * 100).toFixed(1)}%`;
     console.log(
