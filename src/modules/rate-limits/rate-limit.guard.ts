@@ -20,7 +20,7 @@ import { keepSnapshot } from './rate-limit-snapshot';
 import { RateLimitMonitor } from './rate-limit.monitor';
 import type { RateLimitStore } from './rate-limit.store';
 import { RateLimitSubject, subjectOfRequest } from './rate-limit-tiers';
-import { ConsumeResult, decide, rateLimitHeaders, WindowSpec } from './rate-limit-windows';
+import { ConsumeResult, decide, RateLimitDecision, rateLimitHeaders, WindowSpec } from './rate-limit-windows';
 
 // @nestjs/throttler's metadata key of @SkipThrottle({ <name>: true }).
 const THROTTLER_SKIP = 'THROTTLER:SKIP';
@@ -58,31 +58,35 @@ export class RateLimitGuard extends ThrottlerGuard {
 
   override async canActivate(context: ExecutionContext): Promise<boolean> {
     const targets = [context.getHandler(), context.getClass()];
-    const notCounted = this.reflector.getAllAndOverride<boolean>(RATE_LIMIT_NOT_COUNTED, targets) === true;
-    // Off means off: the benchmark's baseline pays nothing here. Only GET /rate-limit still wants its snapshot.
-    if (!this.config.rateLimitEnabled && !notCounted) return true;
+    // Only GET /rate-limit is not counted; it reports the snapshot left here, even with the limiter off.
+    const reporting = this.reflector.getAllAndOverride<boolean>(RATE_LIMIT_NOT_COUNTED, targets) === true;
+    if (!this.config.rateLimitEnabled && !reporting) return true;
     const request = context.switchToHttp().getRequest<Request>();
     const subject = subjectOfRequest(request, this.config);
     const windows = await this.windowsOf(context, subject);
     if (!windows.length) return true;
+    const report = (decision: RateLimitDecision | null) => {
+      if (reporting) keepSnapshot(request, { subject, windows, decision });
+    };
     if (!this.config.rateLimitEnabled) {
-      keepSnapshot(request, { subject, windows, decision: null });
+      report(null);
       return true;
     }
 
     const now = this.clock.now();
     let result: ConsumeResult;
     try {
-      result = notCounted
+      result = reporting
         ? { allowed: true, counts: await this.store.peek(windows, now) }
         : await this.store.consume(windows, now);
     } catch (error) {
+      // Fail open: serve the request uncounted, with no headers (there are no counts to report).
       this.monitor.storeFailed(error);
-      keepSnapshot(request, { subject, windows, decision: null });
+      report(null);
       return true;
     }
     const decision = decide(windows, result, now);
-    keepSnapshot(request, { subject, windows, decision });
+    report(decision);
     const response = context.switchToHttp().getResponse<Response>();
     for (const [name, value] of Object.entries(rateLimitHeaders(decision, now))) {
       response.setHeader(name, value);
