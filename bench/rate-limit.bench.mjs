@@ -163,16 +163,22 @@ async function main() {
   }
 
   const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
-  const summary = CONFIGS.map((config) => {
+  const baseline = results.get(CONFIGS[0].name);
+  // Overhead is taken per round against that round's baseline (the three runs of a round are back to back),
+  // then the median over rounds: robust to load that drifts during the benchmark on a shared machine.
+  const summary = CONFIGS.map((config, index) => {
     const runs = results.get(config.name);
     return {
       name: config.name,
       rps: median(runs.map((r) => r.rps)),
       p50: median(runs.map((r) => r.p50)),
       p99: median(runs.map((r) => r.p99)),
+      overhead:
+        index === 0
+          ? null
+          : median(runs.map((r, round) => (baseline[round].rps - r.rps) / baseline[round].rps)),
     };
   });
-  const baseline = summary[0].rps;
   console.log(
     `\n== GET /auth/me with a JWT, real PostgreSQL, ${CONNECTIONS} connections, ${DURATION} s x ${ROUNDS} rounds (medians) ==`,
   );
@@ -184,7 +190,7 @@ async function main() {
     'overhead'.padStart(9),
   );
   for (const row of summary) {
-    const overhead = row === summary[0] ? '-' : `${(((baseline - row.rps) / baseline) * 100).toFixed(1)}%`;
+    const overhead = row.overhead === null ? '-' : `${(row.overhead * 100).toFixed(1)}%`;
     console.log(
       row.name.padEnd(46),
       row.rps.toFixed(0).padStart(8),
