@@ -7,9 +7,9 @@
 // Loopback only; each run lasts BENCH_DURATION seconds (default 8), BENCH_ROUNDS rounds (default 3).
 //
 //   node bench/rate-limit.bench.mjs
-import { spawn } from 'node:child_process';
+import { execSync, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -26,6 +26,17 @@ const CONNECTIONS = 10;
 const USERS = 40;
 const DATABASE = 'verity_bench_rate_limit';
 const JWT_SECRET = 'bench-jwt-secret-0123456789abcdef0123456789';
+const CLOCK_TICKS = Number(execSync('getconf CLK_TCK').toString().trim()) || 100;
+
+/**
+ * CPU seconds (user + system) a process has used, from /proc. On a shared
+ * machine, throughput moves with everyone else's load; the server's own CPU
+ * time per request barely does, so it is reported beside req/s.
+ */
+function cpuSeconds(pid) {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
+}
 
 async function freePort() {
   return new Promise((resolve) => {
@@ -78,6 +89,7 @@ async function startServer(env) {
   }
   return {
     base,
+    pid: child.pid,
     stop: () =>
       new Promise((done) => {
         child.once('exit', done);
@@ -107,7 +119,7 @@ async function signUpUsers(base) {
   return tokens;
 }
 
-async function measure(base, tokens, expectHeaders) {
+async function measure({ base, pid }, tokens, expectHeaders) {
   const url = `${base}/api/v1.0/auth/me`;
   const probe = await fetch(url, { headers: { authorization: `Bearer ${tokens[0]}` } });
   if (probe.status !== 200) throw new Error(`probe answered ${probe.status}`);
@@ -119,11 +131,13 @@ async function measure(base, tokens, expectHeaders) {
   const requests = tokens.map((token) => ({ method: 'GET', headers: { authorization: `Bearer ${token}` } }));
   // A short warm-up (JIT, pools), then the measured run.
   await autocannon({ url, connections: CONNECTIONS, duration: 2, requests });
+  const cpuBefore = cpuSeconds(pid);
   const result = await autocannon({ url, connections: CONNECTIONS, duration: DURATION, requests });
+  const cpuMicros = ((cpuSeconds(pid) - cpuBefore) * 1e6) / result.requests.total;
   if (result.non2xx || result.errors || result.timeouts) {
     throw new Error(`non-2xx ${result.non2xx}, errors ${result.errors}, timeouts ${result.timeouts}`);
   }
-  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99 };
+  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, cpuMicros };
 }
 
 const CONFIGS = [
@@ -153,9 +167,11 @@ async function main() {
         : config.env;
       const server = await startServer(env);
       try {
-        const run = await measure(server.base, tokens, config.headers);
+        const run = await measure(server, tokens, config.headers);
         results.get(config.name).push(run);
-        console.log(`round ${round} ${config.name}: ${run.rps.toFixed(0)} req/s, p99 ${run.p99} ms`);
+        console.log(
+          `round ${round} ${config.name}: ${run.rps.toFixed(0)} req/s, p99 ${run.p99} ms, ${run.cpuMicros.toFixed(0)} µs CPU/request`,
+        );
       } finally {
         await server.stop();
       }
@@ -164,8 +180,10 @@ async function main() {
 
   const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
   const baseline = results.get(CONFIGS[0].name);
-  // Overhead is taken per round against that round's baseline (the three runs of a round are back to back),
+  // Overheads are taken per round against that round's baseline (the three runs of a round are back to back),
   // then the median over rounds: robust to load that drifts during the benchmark on a shared machine.
+  const overheadOf = (runs, metric, sign) =>
+    median(runs.map((r, round) => (sign * (baseline[round][metric] - r[metric])) / baseline[round][metric]));
   const summary = CONFIGS.map((config, index) => {
     const runs = results.get(config.name);
     return {
@@ -173,31 +191,28 @@ async function main() {
       rps: median(runs.map((r) => r.rps)),
       p50: median(runs.map((r) => r.p50)),
       p99: median(runs.map((r) => r.p99)),
-      overhead:
-        index === 0
-          ? null
-          : median(runs.map((r, round) => (baseline[round].rps - r.rps) / baseline[round].rps)),
+      cpu: median(runs.map((r) => r.cpuMicros)),
+      // Lost throughput, and extra server CPU per request, against the same round's baseline.
+      overhead: index === 0 ? null : overheadOf(runs, 'rps', 1),
+      cpuOverhead: index === 0 ? null : overheadOf(runs, 'cpuMicros', -1),
     };
   });
+  const percent = (value) => (value === null ? '-' : `${(value * 100).toFixed(1)}%`);
   console.log(
     `\n== GET /auth/me with a JWT, real PostgreSQL, ${CONNECTIONS} connections, ${DURATION} s x ${ROUNDS} rounds (medians) ==`,
   );
-  console.log(
-    'configuration'.padEnd(46),
-    'req/s'.padStart(8),
-    'p50 ms'.padStart(8),
-    'p99 ms'.padStart(8),
-    'overhead'.padStart(9),
-  );
+  const columns = ['req/s', 'p50 ms', 'p99 ms', 'overhead', 'CPU µs/req', 'CPU overhead'];
+  console.log('configuration'.padEnd(46), ...columns.map((c) => c.padStart(12)));
   for (const row of summary) {
-    const overhead = row.overhead === null ? '-' : `${(row.overhead * 100).toFixed(1)}%`;
-    console.log(
-      row.name.padEnd(46),
-      row.rps.toFixed(0).padStart(8),
-      String(row.p50).padStart(8),
-      String(row.p99).padStart(8),
-      overhead.padStart(9),
-    );
+    const cells = [
+      row.rps.toFixed(0),
+      row.p50,
+      row.p99,
+      percent(row.overhead),
+      row.cpu.toFixed(0),
+      percent(row.cpuOverhead),
+    ];
+    console.log(row.name.padEnd(46), ...cells.map((c) => String(c).padStart(12)));
   }
   await withAdmin((client) => client.query(`DROP DATABASE IF EXISTS ${DATABASE} WITH (FORCE)`));
 }
