@@ -8,9 +8,12 @@ import { ConfigModule } from './config/config.module';
 import { DatabaseConnection } from './database/data-source-options';
 import { DatabaseModule } from './database/database.module';
 import { AccountsModule } from './modules/accounts/accounts.module';
+import { ApiKeysModule } from './modules/api-keys/api-keys.module';
 import { AuditLogModule } from './modules/audit/audit.module';
 import { HealthModule } from './modules/health/health.module';
 import { NotificationsModule } from './modules/notifications/notifications.module';
+import { RateLimitGuard } from './modules/rate-limits/rate-limit.guard';
+import { RateLimitsModule } from './modules/rate-limits/rate-limits.module';
 import { UsersModule } from './modules/users/users.module';
 import { AuditModule } from './platform/audit/audit.module';
 import { CryptoModule } from './platform/crypto/crypto.module';
@@ -47,11 +50,14 @@ export class AppModule {
         AccountsModule,
         NotificationsModule,
         AuditLogModule,
+        ApiKeysModule,
+        RateLimitsModule,
       ],
       providers: [
         { provide: APP_FILTER, useClass: ProblemDetailsFilter },
-        // Order matters: recognise the caller, (rate-limit,) then demand authentication.
+        // Order matters: recognise the caller, rate-limit, then demand authentication.
         { provide: APP_GUARD, useClass: AuthenticationGuard },
+        { provide: APP_GUARD, useClass: RateLimitGuard },
         { provide: APP_GUARD, useClass: RequireAuthGuard },
       ],
     };

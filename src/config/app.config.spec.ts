@@ -15,6 +15,9 @@ describe('loadConfig', () => {
     expect(config.databasePoolSize).toBe(1);
     expect(config.rateLimitUserTier).toBe('premium');
     expect(config.rateLimitAnonTier).toBe('standard');
+    expect(config.rateLimitEnabled).toBe(true);
+    expect(config.redisUrl).toBeNull();
+    expect(config.redisKeyPrefix).toBe('verity:');
     expect(config.registrationOpen).toBe(true);
     expect(config.encryptionKey).toHaveLength(32);
   });
@@ -31,6 +34,9 @@ describe('loadConfig', () => {
     [{ DATABASE_URL: 'mysql://x' }, /DATABASE_URL must use postgres:/],
     [{ REGISTRATION_OPEN: 'maybe' }, /REGISTRATION_OPEN must be true or false/],
     [{ RATE_LIMIT_USER_TIER: 'gold' }, /RATE_LIMIT_USER_TIER must be one of standard, premium, internal/],
+    [{ RATE_LIMIT_ENABLED: 'sometimes' }, /RATE_LIMIT_ENABLED must be true or false/],
+    [{ REDIS_URL: 'http://127.0.0.1:6379' }, /REDIS_URL must use redis: or rediss:/],
+    [{ REDIS_KEY_PREFIX: 'has space' }, /REDIS_KEY_PREFIX must be 1 to 100/],
     [{ ENCRYPTION_KEY: 'c2hvcnQ=' }, /ENCRYPTION_KEY must be 32 bytes/],
     [{ JWT_SECRET: 'short' }, /JWT_SECRET must be at least 32 characters/],
   ])('rejects %o with a sentence naming the variable', (env, message) => {

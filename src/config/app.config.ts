@@ -18,6 +18,8 @@ export interface AppConfig {
   databasePoolSize: number;
   dataDir: string;
   redisUrl: string | null;
+  /** Prepended to every Redis key, so that deployments (or test runs) can share one Redis. */
+  redisKeyPrefix: string;
   jwtSecret: string;
   /** 32 bytes for AES-256-GCM. */
   encryptionKey: Buffer;
@@ -27,6 +29,12 @@ export interface AppConfig {
   registrationOpen: boolean;
   rateLimitUserTier: RateLimitTier;
   rateLimitAnonTier: RateLimitTier;
+  /**
+   * RATE_LIMIT_ENABLED=false turns the general rate limits off (no counting,
+   * no headers): for a deployment that limits at its gateway, and for the
+   * benchmark's baseline. On by default.
+   */
+  rateLimitEnabled: boolean;
   metricsToken: string | null;
   storageBackend: 'local' | 's3';
   logLevel: LogLevel;
@@ -87,6 +95,16 @@ function url(env: Env, name: string, protocols: string[]): string | null {
   return raw;
 }
 
+function redisKeyPrefix(env: Env): string {
+  const raw = read(env, 'REDIS_KEY_PREFIX') ?? 'verity:';
+  if (!/^[A-Za-z0-9:._-]{1,100}$/.test(raw)) {
+    throw new ConfigError(
+      `REDIS_KEY_PREFIX must be 1 to 100 letters, digits or ":._-" characters, got "${raw}".`,
+    );
+  }
+  return raw;
+}
+
 /**
  * A secret the operator may leave unset: generated once and kept in the data
  * directory, so restarts keep tokens and encrypted values valid.
@@ -125,6 +143,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     databasePoolSize: databaseUrl ? integer(env, 'DATABASE_POOL_SIZE', 10, 1, 200) : 1,
     dataDir,
     redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
+    redisKeyPrefix: redisKeyPrefix(env),
     jwtSecret,
     encryptionKey: encryptionKey(env, dataDir),
     smtpUrl: url(env, 'SMTP_URL', ['smtp:', 'smtps:']),
@@ -136,6 +155,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     registrationOpen: boolean(env, 'REGISTRATION_OPEN', true),
     rateLimitUserTier: oneOf(env, 'RATE_LIMIT_USER_TIER', RATE_LIMIT_TIERS, 'premium'),
     rateLimitAnonTier: oneOf(env, 'RATE_LIMIT_ANON_TIER', RATE_LIMIT_TIERS, 'standard'),
+    rateLimitEnabled: boolean(env, 'RATE_LIMIT_ENABLED', true),
     metricsToken: read(env, 'METRICS_TOKEN') ?? null,
     storageBackend: oneOf(env, 'STORAGE_BACKEND', ['local', 's3'] as const, 'local'),
     logLevel: oneOf(env, 'LOG_LEVEL', LOG_LEVELS, 'log'),

@@ -36,6 +36,10 @@ export async function startApp(options: StartOptions = {}): Promise<TestApp> {
     DATA_DIR: mkdtempSync(join(tmpdir(), 'verity-e2e-')),
     LOG_LEVEL: 'error',
     PUBLIC_BASE_URL: 'http://app.verity.test',
+    // Suites make many requests from one address and user in a burst: the
+    // roomiest tier keeps them clear of 429s. Rate-limit suites set their own.
+    RATE_LIMIT_USER_TIER: 'internal',
+    RATE_LIMIT_ANON_TIER: 'internal',
     ...options.env,
   });
   const url = options.databaseUrl ?? workerDatabaseUrl();

@@ -23,7 +23,11 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
-      requests.push({ path: req.url ?? '/', headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
+      requests.push({
+        path: req.url ?? '/',
+        headers: req.headers,
+        body: Buffer.concat(chunks).toString('utf8'),
+      });
       const answer = answers.length > 1 ? answers.shift()! : answers[0];
       if (typeof answer === 'number') {
         res.writeHead(answer, { 'content-type': 'text/plain' }).end(`answered ${answer}`);
@@ -43,7 +47,8 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
     async waitForCount(count, timeoutMs = 15_000) {
       const deadline = Date.now() + timeoutMs;
       while (requests.length < count) {
-        if (Date.now() > deadline) throw new Error(`Got ${requests.length} of ${count} webhook requests in time.`);
+        if (Date.now() > deadline)
+          throw new Error(`Got ${requests.length} of ${count} webhook requests in time.`);
         await new Promise((r) => setTimeout(r, 25));
       }
       return requests;

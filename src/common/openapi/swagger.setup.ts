@@ -6,6 +6,21 @@ type Operation = {
   security?: Record<string, string[]>[];
   responses?: Record<string, unknown>;
   'x-public'?: boolean;
+  'x-rate-limit'?: { exempt?: boolean; counted?: boolean };
+};
+
+const integerHeader = (description: string) => ({ description, schema: { type: 'integer' } });
+
+/** Every counted operation may answer 429 (rate limits); exempt and uncounted ones never do. */
+const RATE_LIMITED = {
+  description: 'Rate limit exceeded; retry after `Retry-After` seconds.',
+  headers: {
+    'Retry-After': integerHeader('Seconds to wait before retrying.'),
+    'X-RateLimit-Limit': integerHeader('Requests allowed in the window closest to running out.'),
+    'X-RateLimit-Remaining': integerHeader('Requests left in that window.'),
+    'X-RateLimit-Reset': integerHeader('Unix time (seconds) when that window resets.'),
+  },
+  content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/ProblemDetails' } } },
 };
 
 const METHODS = ['get', 'put', 'post', 'patch', 'delete', 'head', 'options'] as const;
@@ -44,6 +59,11 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
     for (const method of METHODS) {
       const operation = (path as Record<string, Operation | undefined>)[method];
       if (!operation) continue;
+      const limits = operation['x-rate-limit'];
+      if (!limits?.exempt && limits?.counted !== false) {
+        operation.responses ??= {};
+        operation.responses['429'] ??= RATE_LIMITED;
+      }
       if (operation['x-public']) {
         operation.security = [];
         continue;

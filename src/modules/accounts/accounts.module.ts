@@ -3,6 +3,7 @@ import { JwtModule } from '@nestjs/jwt';
 import { PassportModule } from '@nestjs/passport';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { APP_CONFIG, AppConfig } from '../../config/app.config';
+import { ApiKeysModule } from '../api-keys/api-keys.module';
 import { UsersModule } from '../users/users.module';
 import { AccountsCleanupService } from './accounts-cleanup.service';
 import { AuthController } from './auth.controller';
@@ -18,6 +19,7 @@ import { SessionsService } from './sessions.service';
 @Module({
   imports: [
     UsersModule,
+    ApiKeysModule,
     PassportModule,
     TypeOrmModule.forFeature([Session, RefreshToken, PasswordResetToken, LoginFailure]),
     JwtModule.registerAsync({

@@ -13,6 +13,7 @@ import type { Actor } from '../../common/auth/actor';
 import { Authenticated } from '../../common/auth/authenticated.decorator';
 import { Client, ClientInfo, CurrentActor, OptionalActor } from '../../common/auth/current-actor.decorator';
 import { Public } from '../../common/auth/public.decorator';
+import { NoRateLimit } from '../../common/http/rate-limit.decorators';
 import { ApiProblems } from '../../common/openapi/api-problems.decorator';
 import { NotImpersonated } from '../../common/permissions/not-impersonated.guard';
 import { APP_CONFIG, AppConfig } from '../../config/app.config';
@@ -61,6 +62,7 @@ export class AuthController {
 
   @Post('token')
   @Public()
+  @NoRateLimit()
   @HttpCode(200)
   @ApiConsumes('application/x-www-form-urlencoded', 'application/json')
   @ApiBody({ type: TokenRequestDto })
@@ -82,12 +84,13 @@ export class AuthController {
 
   @Post('refresh')
   @Public()
+  @NoRateLimit()
   @HttpCode(200)
   @ApiOperation({
     operationId: 'refreshToken',
     summary: 'Exchange a refresh token for new tokens',
     description:
-      'Takes the refresh token from the cookie or the body. Tokens rotate on every use; presenting an already-rotated token ends the whole session (401). Impersonation tokens get 401.',
+      'Takes the refresh token from the cookie or the body. Tokens rotate on every use; presenting an already-rotated token ends the whole session (401). Impersonation tokens get 401. Exempt from the general rate limits.',
   })
   @ApiOkResponse({ type: TokenResponse })
   @ApiProblems(401, 422)

@@ -17,6 +17,7 @@ import { PasswordHasher } from '../../platform/crypto/password-hasher.service';
 import { randomToken, tokenHash } from '../../platform/crypto/tokens';
 import { MailerService } from '../../platform/mail/mailer.service';
 import { renderMail } from '../../platform/mail/templates';
+import { ApiKeysService } from '../api-keys/api-keys.service';
 import { UserResponse } from '../users/dto/user.response';
 import { toUserResponse } from '../users/users.mapper';
 import { UsersService } from '../users/users.service';
@@ -50,6 +51,7 @@ export class AuthService {
     private readonly hasher: PasswordHasher,
     private readonly mailer: MailerService,
     private readonly audit: AuditService,
+    private readonly apiKeys: ApiKeysService,
   ) {}
 
   async register(caller: Actor | undefined, dto: RegisterDto, client: ClientInfo): Promise<UserResponse> {
@@ -192,6 +194,7 @@ export class AuthService {
     await this.tx.run(async (em) => {
       await this.users.deactivate(em, actor.userId);
       await this.sessions.revokeAllOf(em, actor.userId, 'account_deactivated');
+      await this.apiKeys.revokeAllOf(em, actor.userId, 'account_deactivated');
       await this.audit.record(em, actor, {
         action: 'user.deactivated',
         resourceType: 'user',

@@ -3,8 +3,17 @@ import { Inject, Injectable } from '@nestjs/common';
 import { PassportStrategy } from '@nestjs/passport';
 import { ExtractJwt, Strategy } from 'passport-jwt';
 import type { Actor } from '../../common/auth/actor';
+import { API_KEY_PREFIX } from '../../common/auth/auth-strategies';
 import { APP_CONFIG, AppConfig } from '../../config/app.config';
 import { AccessClaims, SessionsService } from './sessions.service';
+
+const bearerToken = ExtractJwt.fromAuthHeaderAsBearerToken();
+
+/** The bearer token unless it is an API key, which the api-key strategy handles without a JWT parse. */
+function jwtFromRequest(request: Parameters<typeof bearerToken>[0]): string | null {
+  const token = bearerToken(request);
+  return token && !token.startsWith(API_KEY_PREFIX) ? token : null;
+}
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -16,7 +25,7 @@ export class JwtStrategy extends PassportStrategy(Strategy, 'jwt') {
     private readonly sessions: SessionsService,
   ) {
     super({
-      jwtFromRequest: ExtractJwt.fromAuthHeaderAsBearerToken(),
+      jwtFromRequest,
       // A prepared key: given a string, jsonwebtoken parses it as a possible
       // public key on every verification, which was half of a request's CPU.
       // (jsonwebtoken accepts a KeyObject; passport-jwt's types only list string and Buffer.)

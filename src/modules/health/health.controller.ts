@@ -5,6 +5,7 @@ import type { Response } from 'express';
 import { DataSource } from 'typeorm';
 import { Public } from '../../common/auth/public.decorator';
 import { DomainError, Unauthorized } from '../../common/errors/domain-error';
+import { NoRateLimit } from '../../common/http/rate-limit.decorators';
 import { ApiProblems } from '../../common/openapi/api-problems.decorator';
 import { APP_CONFIG, AppConfig } from '../../config/app.config';
 import { safeEqual } from '../../platform/crypto/tokens';
@@ -32,6 +33,7 @@ export class HealthController {
 
   @Get('health')
   @Public()
+  @NoRateLimit()
   @Header('Cache-Control', 'no-store')
   @ApiOperation({ operationId: 'getHealth', summary: 'Health check (answers 200 once the database answers)' })
   @ApiOkResponse({ type: HealthResponse })
@@ -56,6 +58,7 @@ export class HealthController {
 
   @Get('metrics')
   @Public()
+  @NoRateLimit()
   @ApiProduces('text/plain')
   @ApiOperation({
     operationId: 'getMetrics',

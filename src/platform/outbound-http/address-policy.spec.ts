@@ -23,12 +23,17 @@ describe('addressRefusal', () => {
     expect(addressRefusal(address, relaxed)).toBeNull();
   });
 
-  it.each(['169.254.169.254', 'fe80::1', '0.0.0.0', '224.0.0.1', '255.255.255.255', 'fd00:ec2::254', '::ffff:169.254.169.254'])(
-    'always refuses %s, even relaxed',
-    (address) => {
-      expect(addressRefusal(address, relaxed)).toMatch(/address/);
-    },
-  );
+  it.each([
+    '169.254.169.254',
+    'fe80::1',
+    '0.0.0.0',
+    '224.0.0.1',
+    '255.255.255.255',
+    'fd00:ec2::254',
+    '::ffff:169.254.169.254',
+  ])('always refuses %s, even relaxed', (address) => {
+    expect(addressRefusal(address, relaxed)).toMatch(/address/);
+  });
 });
 
 describe('urlRefusal', () => {

@@ -41,7 +41,10 @@ export function urlRefusal(raw: string, policy: AddressPolicy): string | null {
   if (url.username || url.password) return 'it must not contain credentials';
   const host = url.hostname.replace(/^\[|\]$/g, '');
   if (ipaddr.isValid(host)) return addressRefusal(host, policy);
-  if (!policy.allowPrivate && (host === 'localhost' || host.endsWith('.localhost') || host.endsWith('.local') || !host.includes('.'))) {
+  if (
+    !policy.allowPrivate &&
+    (host === 'localhost' || host.endsWith('.localhost') || host.endsWith('.local') || !host.includes('.'))
+  ) {
     return `${host} is not a public host name`;
   }
   return null;

@@ -130,7 +130,9 @@ export class SafeHttpClient {
           res.on('error', reject);
         },
       );
-      req.on('timeout', () => req.destroy(new Error(`No answer within ${request.timeoutMs ?? DEFAULT_TIMEOUT_MS} ms`)));
+      req.on('timeout', () =>
+        req.destroy(new Error(`No answer within ${request.timeoutMs ?? DEFAULT_TIMEOUT_MS} ms`)),
+      );
       req.on('error', reject);
       req.end(request.body);
     });

@@ -8,6 +8,8 @@ export interface DomainEventMap {
   'user.registered': { user_id: string; email: string };
   'user.updated': { user_id: string; changed: string[] };
   'user.deactivated': { user_id: string };
+  'api_key.created': { api_key_id: string; user_id: string; name: string; rate_limit_tier: string };
+  'api_key.revoked': { api_key_id: string; user_id: string; reason: string };
 }
 
 export type DomainEventType = keyof DomainEventMap;
@@ -32,6 +34,8 @@ export const EVENT_CATALOG = {
   'user.registered': { category: 'users', description: 'An account was created.', scope: 'platform' },
   'user.updated': { category: 'users', description: 'A superadmin changed an account.', scope: 'platform' },
   'user.deactivated': { category: 'users', description: 'An account was deactivated.', scope: 'platform' },
+  'api_key.created': { category: 'api_keys', description: 'A user created an API key.', scope: 'platform' },
+  'api_key.revoked': { category: 'api_keys', description: 'An API key was revoked.', scope: 'platform' },
 } satisfies Record<DomainEventType, EventCatalogEntry>;
 
 export function isDomainEventType(value: string): value is DomainEventType {

@@ -1,0 +1,17 @@
+import { ApiKeyResponse } from './dto/api-key.response';
+import { ApiKey } from './entities/api-key.entity';
+
+const iso = (date: Date | null) => date?.toISOString() ?? null;
+
+export function toApiKeyResponse(key: ApiKey): ApiKeyResponse {
+  return {
+    id: key.id,
+    name: key.name,
+    prefix: key.prefix,
+    rate_limit_tier: key.rateLimitTier,
+    created_at: key.createdAt.toISOString(),
+    last_used_at: iso(key.lastUsedAt),
+    expires_at: iso(key.expiresAt),
+    revoked_at: iso(key.revokedAt),
+  };
+}

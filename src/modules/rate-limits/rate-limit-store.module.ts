@@ -1,0 +1,40 @@
+import { Inject, Logger, Module, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
+import { APP_CONFIG, AppConfig } from '../../config/app.config';
+import { Clock } from '../../platform/clock/clock';
+import { RateLimitMonitor } from './rate-limit.monitor';
+import { MemoryRateLimitStore, RateLimitStore } from './rate-limit.store';
+import { createRedisClient, RedisRateLimitStore } from './redis-rate-limit.store';
+
+export const RATE_LIMIT_STORE = Symbol('RATE_LIMIT_STORE');
+
+function createStore(config: AppConfig, monitor: RateLimitMonitor): RateLimitStore {
+  if (!config.redisUrl) return new MemoryRateLimitStore();
+  const redis = createRedisClient(config.redisUrl);
+  redis.on('error', (error: unknown) => monitor.connectionFailed(error));
+  return new RedisRateLimitStore(redis, config.redisKeyPrefix);
+}
+
+/** The counter store (Redis when REDIS_URL is set, else memory), the clock and the limiter's metrics. */
+@Module({
+  providers: [
+    Clock,
+    RateLimitMonitor,
+    { provide: RATE_LIMIT_STORE, inject: [APP_CONFIG, RateLimitMonitor], useFactory: createStore },
+  ],
+  exports: [Clock, RateLimitMonitor, RATE_LIMIT_STORE],
+})
+export class RateLimitStoreModule implements OnModuleInit, OnApplicationShutdown {
+  constructor(
+    @Inject(RATE_LIMIT_STORE) private readonly store: RateLimitStore,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  async onModuleInit(): Promise<void> {
+    await this.store.open();
+    if (this.config.redisUrl) new Logger('RateLimit').log('Rate-limit counters are kept in Redis');
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.store.close();
+  }
+}
