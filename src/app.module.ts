@@ -8,7 +8,10 @@ import { ConfigModule } from './config/config.module';
 import { DatabaseConnection } from './database/data-source-options';
 import { DatabaseModule } from './database/database.module';
 import { AccountsModule } from './modules/accounts/accounts.module';
+import { CatalogModule } from './modules/catalog/catalog.module';
 import { HealthModule } from './modules/health/health.module';
+import { MetadataConfigModule } from './modules/metadata-config/metadata-config.module';
+import { SpacesModule } from './modules/spaces/spaces.module';
 import { UsersModule } from './modules/users/users.module';
 import { AuditModule } from './platform/audit/audit.module';
 import { CryptoModule } from './platform/crypto/crypto.module';
@@ -39,6 +42,9 @@ export class AppModule {
         HealthModule,
         UsersModule,
         AccountsModule,
+        SpacesModule,
+        MetadataConfigModule,
+        CatalogModule,
       ],
       providers: [
         { provide: APP_FILTER, useClass: ProblemDetailsFilter },
