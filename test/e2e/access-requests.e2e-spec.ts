@@ -1,7 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { startApp, TestApp } from '../support/app';
 import { dbQuery } from '../support/db';
-import { addMember, bearer, createProduct, createSpace, createUser, TestSpace, TestUser } from '../support/factories';
+import {
+  addMember,
+  bearer,
+  createProduct,
+  createSpace,
+  createUser,
+  TestSpace,
+  TestUser,
+} from '../support/factories';
 import { expectProblem, invalidFields } from '../support/problem';
 
 const API = '/api/v1.0';
@@ -25,8 +33,12 @@ describe('access requests', () => {
   const base = () => `${API}/catalog/spaces/${space.slug}`;
   const submit = (user: TestUser, body: Record<string, unknown>, productId = product.id) =>
     t.http.post(`${base()}/products/${productId}/access-requests`).set(bearer(user)).send(body);
-  const decide = (user: TestUser, id: string, verb: 'approve' | 'reject', body: Record<string, unknown> = {}) =>
-    t.http.post(`${base()}/access-requests/${id}/${verb}`).set(bearer(user)).send(body);
+  const decide = (
+    user: TestUser,
+    id: string,
+    verb: 'approve' | 'reject',
+    body: Record<string, unknown> = {},
+  ) => t.http.post(`${base()}/access-requests/${id}/${verb}`).set(bearer(user)).send(body);
 
   beforeAll(async () => {
     t = await startApp();
@@ -78,7 +90,9 @@ describe('access requests', () => {
       [res.body.id],
     );
     expect(`${row.utc}.000Z`).toBe(utc);
-    const events = await dbQuery(`SELECT type FROM outbox_events WHERE payload->>'request_id' = $1`, [res.body.id]);
+    const events = await dbQuery(`SELECT type FROM outbox_events WHERE payload->>'request_id' = $1`, [
+      res.body.id,
+    ]);
     expect(events).toEqual([{ type: 'access_request.submitted' }]);
   });
 
@@ -87,7 +101,10 @@ describe('access requests', () => {
       [{ access_level: 'read' }, 'justification'],
       [{ justification: 'x', access_level: 'admin' }, 'access_level'],
       [{ justification: 'x', access_level: 'read', requested_until: 'tomorrow' }, 'requested_until'],
-      [{ justification: 'x', access_level: 'read', requested_until: inDays(-1).toISOString() }, 'requested_until'],
+      [
+        { justification: 'x', access_level: 'read', requested_until: inDays(-1).toISOString() },
+        'requested_until',
+      ],
       [{ justification: 'x', access_level: 'read', extra: true }, 'extra'],
     ] as const) {
       const res = await submit(requester, body);
@@ -160,7 +177,11 @@ describe('access requests', () => {
     const second = await createUser(t.http);
     await addMember(t.http, admin, space, second, 'viewer');
     const asked = inDays(3);
-    const withUntil = await submit(second, { justification: 'b', access_level: 'read', requested_until: asked.toISOString() });
+    const withUntil = await submit(second, {
+      justification: 'b',
+      access_level: 'read',
+      requested_until: asked.toISOString(),
+    });
     const defaulted = await decide(owner, withUntil.body.id, 'approve');
     expect(defaulted.body.expires_at).toBe(asked.toISOString());
   });
@@ -172,7 +193,9 @@ describe('access requests', () => {
     expect(active.body.items.map((r: { id: string }) => r.id)).toContain(req.body.id);
     await new Promise((done) => setTimeout(done, 1700));
     const list = await t.http.get(`${base()}/access-requests?status=expired`).set(bearer(requester));
-    expect(list.body.items).toEqual([expect.objectContaining({ id: req.body.id, status: 'expired', is_active: false })]);
+    expect(list.body.items).toEqual([
+      expect.objectContaining({ id: req.body.id, status: 'expired', is_active: false }),
+    ]);
     const approvedNow = await t.http.get(`${base()}/access-requests?status=approved`).set(bearer(requester));
     expect(approvedNow.body.items.map((r: { id: string }) => r.id)).not.toContain(req.body.id);
     expectProblem(await decide(owner, req.body.id, 'reject', { reason: 'late' }), 409);
@@ -181,7 +204,11 @@ describe('access requests', () => {
   it('lists every request for admins, and their own or governed ones for others', async () => {
     const mine = await submit(requester, { justification: 'mine', access_level: 'read' });
     const otherProduct = await createProduct(t.http, editor, space, { owner_ids: [editor.id] });
-    const elsewhere = await submit(requester, { justification: 'other', access_level: 'read' }, otherProduct.id);
+    const elsewhere = await submit(
+      requester,
+      { justification: 'other', access_level: 'read' },
+      otherProduct.id,
+    );
 
     const asAdmin = await t.http.get(`${base()}/access-requests?limit=200`).set(bearer(admin));
     const adminIds = asAdmin.body.items.map((r: { id: string }) => r.id);
@@ -189,7 +216,10 @@ describe('access requests', () => {
     expect(asAdmin.body.total).toBe(adminIds.length);
 
     const asRequester = await t.http.get(`${base()}/access-requests`).set(bearer(requester));
-    expect(asRequester.body.items.map((r: { id: string }) => r.id)).toEqual([elsewhere.body.id, mine.body.id]);
+    expect(asRequester.body.items.map((r: { id: string }) => r.id)).toEqual([
+      elsewhere.body.id,
+      mine.body.id,
+    ]);
     expect(asRequester.body.total).toBe(2);
 
     const asOwner = await t.http.get(`${base()}/access-requests?status=pending&limit=200`).set(bearer(owner));

@@ -1,7 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { startApp, TestApp } from '../support/app';
 import { dbQuery } from '../support/db';
-import { addMember, bearer, createProduct, createSpace, createUser, TestSpace, TestUser } from '../support/factories';
+import {
+  addMember,
+  bearer,
+  createProduct,
+  createSpace,
+  createUser,
+  TestSpace,
+  TestUser,
+} from '../support/factories';
 import { expectProblem, invalidFields } from '../support/problem';
 import { LineageService } from '../../src/modules/catalog/lineage.service';
 
@@ -61,7 +69,10 @@ describe('lineage', () => {
       [extra.id],
     );
     expect(events).toHaveLength(1);
-    expect((await t.http.delete(`${API}/catalog/spaces/${space.slug}/products/${extra.id}`).set(bearer(editor))).status).toBe(204);
+    expect(
+      (await t.http.delete(`${API}/catalog/spaces/${space.slug}/products/${extra.id}`).set(bearer(editor)))
+        .status,
+    ).toBe(204);
   });
 
   it('rejects duplicates, self edges and cycles (409)', async () => {
@@ -71,7 +82,9 @@ describe('lineage', () => {
     expectProblem(await edge(p.c.id, p.b.id), 409, /cycle/);
     // A diamond is not a cycle.
     expect((await edge(p.a.id, p.c.id)).status).toBe(201);
-    await t.http.delete(`${API}/catalog/spaces/${space.slug}/lineage/${p.a.id}/${p.c.id}`).set(bearer(editor));
+    await t.http
+      .delete(`${API}/catalog/spaces/${space.slug}/lineage/${p.a.id}/${p.c.id}`)
+      .set(bearer(editor));
   });
 
   it('needs products of the space (422) and edit access (403)', async () => {

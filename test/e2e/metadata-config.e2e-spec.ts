@@ -1,6 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { startApp, TestApp } from '../support/app';
-import { addMember, bearer, createSpace, createUser, rootUser, TestSpace, TestUser } from '../support/factories';
+import {
+  addMember,
+  bearer,
+  createSpace,
+  createUser,
+  rootUser,
+  TestSpace,
+  TestUser,
+} from '../support/factories';
 import { expectProblem, invalidFields } from '../support/problem';
 
 const API = '/api/v1.0';
@@ -24,49 +32,55 @@ describe('metadata configuration', () => {
   afterAll(() => t.close());
 
   describe('criticality and sensitivity levels', () => {
-    it.each(['criticality-levels', 'sensitivity-levels'])('%s: create, list, patch and soft delete', async (c) => {
-      const created = await t.http
-        .post(config(c))
-        .set(bearer(admin))
-        .send({ name: 'Tier 1', color: '#FF0000', sort_order: 5, description: 'Top' });
-      expect(created.status).toBe(201);
-      expect(created.body).toEqual({
-        id: expect.any(String),
-        name: 'Tier 1',
-        color: '#FF0000',
-        sort_order: 5,
-        description: 'Top',
-        created_at: expect.stringMatching(/Z$/),
-        updated_at: expect.stringMatching(/Z$/),
-      });
-      const second = await t.http.post(config(c)).set(bearer(admin)).send({ name: 'Tier 2' });
-      expect(second.body).toEqual(
-        expect.objectContaining({ color: '#6B7280', sort_order: 6, description: null }),
-      );
+    it.each(['criticality-levels', 'sensitivity-levels'])(
+      '%s: create, list, patch and soft delete',
+      async (c) => {
+        const created = await t.http
+          .post(config(c))
+          .set(bearer(admin))
+          .send({ name: 'Tier 1', color: '#FF0000', sort_order: 5, description: 'Top' });
+        expect(created.status).toBe(201);
+        expect(created.body).toEqual({
+          id: expect.any(String),
+          name: 'Tier 1',
+          color: '#FF0000',
+          sort_order: 5,
+          description: 'Top',
+          created_at: expect.stringMatching(/Z$/),
+          updated_at: expect.stringMatching(/Z$/),
+        });
+        const second = await t.http.post(config(c)).set(bearer(admin)).send({ name: 'Tier 2' });
+        expect(second.body).toEqual(
+          expect.objectContaining({ color: '#6B7280', sort_order: 6, description: null }),
+        );
 
-      const list = await t.http.get(config(c)).set(bearer(admin));
-      expect(list.status).toBe(200);
-      expect(list.body.map((v: { name: string }) => v.name)).toEqual(['Tier 1', 'Tier 2']);
+        const list = await t.http.get(config(c)).set(bearer(admin));
+        expect(list.status).toBe(200);
+        expect(list.body.map((v: { name: string }) => v.name)).toEqual(['Tier 1', 'Tier 2']);
 
-      const patched = await t.http
-        .patch(`${config(c)}/${created.body.id}`)
-        .set(bearer(admin))
-        .send({ color: '#00ff00' });
-      expect(patched.status).toBe(200);
-      expect(patched.body).toEqual(
-        expect.objectContaining({ name: 'Tier 1', color: '#00ff00', sort_order: 5, description: 'Top' }),
-      );
+        const patched = await t.http
+          .patch(`${config(c)}/${created.body.id}`)
+          .set(bearer(admin))
+          .send({ color: '#00ff00' });
+        expect(patched.status).toBe(200);
+        expect(patched.body).toEqual(
+          expect.objectContaining({ name: 'Tier 1', color: '#00ff00', sort_order: 5, description: 'Top' }),
+        );
 
-      expect((await t.http.delete(`${config(c)}/${created.body.id}`).set(bearer(admin))).status).toBe(204);
-      const after = await t.http.get(config(c)).set(bearer(admin));
-      expect(after.body.map((v: { name: string }) => v.name)).toEqual(['Tier 2']);
-      expectProblem(await t.http.delete(`${config(c)}/${created.body.id}`).set(bearer(admin)), 404);
-      expectProblem(
-        await t.http.patch(`${config(c)}/${created.body.id}`).set(bearer(admin)).send({ name: 'Back' }),
-        404,
-      );
-      expectProblem(await t.http.delete(`${config(c)}/${randomUUID()}`).set(bearer(admin)), 404);
-    });
+        expect((await t.http.delete(`${config(c)}/${created.body.id}`).set(bearer(admin))).status).toBe(204);
+        const after = await t.http.get(config(c)).set(bearer(admin));
+        expect(after.body.map((v: { name: string }) => v.name)).toEqual(['Tier 2']);
+        expectProblem(await t.http.delete(`${config(c)}/${created.body.id}`).set(bearer(admin)), 404);
+        expectProblem(
+          await t.http
+            .patch(`${config(c)}/${created.body.id}`)
+            .set(bearer(admin))
+            .send({ name: 'Back' }),
+          404,
+        );
+        expectProblem(await t.http.delete(`${config(c)}/${randomUUID()}`).set(bearer(admin)), 404);
+      },
+    );
 
     it('keeps names unique among live values, case-insensitively (409), and frees deleted names', async () => {
       const c = 'criticality-levels';
@@ -74,10 +88,16 @@ describe('metadata configuration', () => {
       expectProblem(await t.http.post(config(c)).set(bearer(admin)).send({ name: 'gold' }), 409);
       const other = await t.http.post(config(c)).set(bearer(admin)).send({ name: 'Silver' });
       expectProblem(
-        await t.http.patch(`${config(c)}/${other.body.id}`).set(bearer(admin)).send({ name: 'GOLD' }),
+        await t.http
+          .patch(`${config(c)}/${other.body.id}`)
+          .set(bearer(admin))
+          .send({ name: 'GOLD' }),
         409,
       );
-      const sameName = await t.http.patch(`${config(c)}/${first.body.id}`).set(bearer(admin)).send({ name: 'Gold' });
+      const sameName = await t.http
+        .patch(`${config(c)}/${first.body.id}`)
+        .set(bearer(admin))
+        .send({ name: 'Gold' });
       expect(sameName.status).toBe(200);
       await t.http.delete(`${config(c)}/${first.body.id}`).set(bearer(admin));
       expect((await t.http.post(config(c)).set(bearer(admin)).send({ name: 'Gold' })).status).toBe(201);
@@ -145,17 +165,28 @@ describe('metadata configuration', () => {
         .set(bearer(admin))
         .send({ name: 'Frozen', slug: 'on_ice', color: '#111111' });
       expect(explicit.body.slug).toBe('on_ice');
-      expectProblem(await t.http.post(config(c)).set(bearer(admin)).send({ name: 'Other', slug: 'on_ice' }), 409);
-      const badSlug = await t.http.post(config(c)).set(bearer(admin)).send({ name: 'Bad', slug: 'Not-Snake' });
+      expectProblem(
+        await t.http.post(config(c)).set(bearer(admin)).send({ name: 'Other', slug: 'on_ice' }),
+        409,
+      );
+      const badSlug = await t.http
+        .post(config(c))
+        .set(bearer(admin))
+        .send({ name: 'Bad', slug: 'Not-Snake' });
       expectProblem(badSlug, 422);
       expect(invalidFields(badSlug)).toEqual(['slug']);
-      const description = await t.http.post(config(c)).set(bearer(admin)).send({ name: 'D', description: 'x' });
+      const description = await t.http
+        .post(config(c))
+        .set(bearer(admin))
+        .send({ name: 'D', description: 'x' });
       expectProblem(description, 422);
       const patched = await t.http
         .patch(`${config(c)}/${explicit.body.id}`)
         .set(bearer(admin))
         .send({ slug: 'frozen', sort_order: 9 });
-      expect(patched.body).toEqual(expect.objectContaining({ name: 'Frozen', slug: 'frozen', sort_order: 9 }));
+      expect(patched.body).toEqual(
+        expect.objectContaining({ name: 'Frozen', slug: 'frozen', sort_order: 9 }),
+      );
     });
 
     it('seeds Active, Deprecated, Retired and Under Maintenance once', async () => {
@@ -174,7 +205,9 @@ describe('metadata configuration', () => {
       await t.http.delete(`${config(c)}/${seeded.body[2].id}`).set(bearer(admin));
       const reseeded = await t.http.post(`${config(c)}/seed`).set(bearer(admin));
       expect(reseeded.body).toHaveLength(4);
-      expect(reseeded.body.find((s: { slug: string }) => s.slug === 'retired').id).not.toBe(seeded.body[2].id);
+      expect(reseeded.body.find((s: { slug: string }) => s.slug === 'retired').id).not.toBe(
+        seeded.body[2].id,
+      );
     });
   });
 
@@ -184,7 +217,13 @@ describe('metadata configuration', () => {
         expectProblem(await t.http.get(config(c)).set(bearer(editor)), 403);
         expectProblem(await t.http.post(config(c)).set(bearer(editor)).send({ name: 'X' }), 403);
         expectProblem(await t.http.post(`${config(c)}/seed`).set(bearer(editor)), 403);
-        expectProblem(await t.http.patch(`${config(c)}/${randomUUID()}`).set(bearer(editor)).send({}), 403);
+        expectProblem(
+          await t.http
+            .patch(`${config(c)}/${randomUUID()}`)
+            .set(bearer(editor))
+            .send({}),
+          403,
+        );
         expectProblem(await t.http.delete(`${config(c)}/${randomUUID()}`).set(bearer(editor)), 403);
       }
       const stranger = await createUser(t.http);
@@ -212,7 +251,11 @@ describe('metadata configuration', () => {
 
       const res = await t.http.get(`${API}/spaces/${space.slug}/config`).set(bearer(viewer));
       expect(res.status).toBe(200);
-      expect(Object.keys(res.body).sort()).toEqual(['criticality_levels', 'maintenance_statuses', 'sensitivity_levels']);
+      expect(Object.keys(res.body).sort()).toEqual([
+        'criticality_levels',
+        'maintenance_statuses',
+        'sensitivity_levels',
+      ]);
       expect(res.body.criticality_levels.map((v: { name: string }) => v.name)).toEqual([
         'Critical',
         'High',

@@ -97,7 +97,10 @@ describe('data products', () => {
     });
 
     it('fills defaults for a minimal product', async () => {
-      const res = await t.http.post(products()).set(bearer(editor)).send({ name: `Minimal ${randomUUID()}` });
+      const res = await t.http
+        .post(products())
+        .set(bearer(editor))
+        .send({ name: `Minimal ${randomUUID()}` });
       expect(res.status).toBe(201);
       expect(res.body).toEqual(
         expect.objectContaining({
@@ -122,20 +125,29 @@ describe('data products', () => {
     it('keeps names unique in the space, case-insensitively (409)', async () => {
       const name = `Unique ${randomUUID()}`;
       await createProduct(t.http, editor, space, { name });
-      expectProblem(await t.http.post(products()).set(bearer(editor)).send({ name: name.toUpperCase() }), 409);
+      expectProblem(
+        await t.http.post(products()).set(bearer(editor)).send({ name: name.toUpperCase() }),
+        409,
+      );
       const other = await createSpace(t.http, admin);
-      expect((await t.http.post(`${API}/catalog/spaces/${other.slug}/products`).set(bearer(admin)).send({ name })).status).toBe(201);
+      expect(
+        (await t.http.post(`${API}/catalog/spaces/${other.slug}/products`).set(bearer(admin)).send({ name }))
+          .status,
+      ).toBe(201);
     });
 
     it('rejects metadata values and people that are not in the space (422, every field named)', async () => {
-      const res = await t.http.post(products()).set(bearer(editor)).send({
-        name: `Bad refs ${randomUUID()}`,
-        criticality: 'Apocalyptic',
-        sensitivity: 'Secret',
-        maintenance_status: 'Active',
-        owner_ids: [outsider.id],
-        steward_ids: [randomUUID()],
-      });
+      const res = await t.http
+        .post(products())
+        .set(bearer(editor))
+        .send({
+          name: `Bad refs ${randomUUID()}`,
+          criticality: 'Apocalyptic',
+          sensitivity: 'Secret',
+          maintenance_status: 'Active',
+          owner_ids: [outsider.id],
+          steward_ids: [randomUUID()],
+        });
       expectProblem(res, 422);
       expect(invalidFields(res).sort()).toEqual(
         ['criticality', 'maintenance_status', 'owner_ids', 'sensitivity', 'steward_ids'].sort(),
@@ -166,7 +178,10 @@ describe('data products', () => {
       expectProblem(await t.http.get(products()).set(bearer(outsider)), 404);
       const product = await createProduct(t.http, editor, space);
       expectProblem(await t.http.get(`${products()}/${product.id}`).set(bearer(outsider)), 404);
-      expectProblem(await t.http.patch(`${products()}/${product.id}`).set(bearer(viewer)).send({ name: 'x' }), 403);
+      expectProblem(
+        await t.http.patch(`${products()}/${product.id}`).set(bearer(viewer)).send({ name: 'x' }),
+        403,
+      );
       expectProblem(await t.http.delete(`${products()}/${product.id}`).set(bearer(viewer)), 403);
       expectProblem(await t.http.get(`${products()}/${randomUUID()}`).set(bearer(viewer)), 404);
       const malformed = await t.http.get(`${products()}/not-a-uuid`).set(bearer(viewer));
@@ -174,7 +189,10 @@ describe('data products', () => {
       expect(invalidFields(malformed)).toEqual(['product_id']);
       // A product of another space is not found through this one.
       const other = await createSpace(t.http, admin);
-      expectProblem(await t.http.get(`${API}/catalog/spaces/${other.slug}/products/${product.id}`).set(bearer(admin)), 404);
+      expectProblem(
+        await t.http.get(`${API}/catalog/spaces/${other.slug}/products/${product.id}`).set(bearer(admin)),
+        404,
+      );
     });
   });
 
@@ -190,7 +208,12 @@ describe('data products', () => {
       const res = await t.http
         .patch(`${products()}/${product.id}`)
         .set(bearer(editor))
-        .send({ tags: ['b', 'c'], owner_ids: [viewer.id], steward_ids: [editor.id], sla_freshness_minutes: null });
+        .send({
+          tags: ['b', 'c'],
+          owner_ids: [viewer.id],
+          steward_ids: [editor.id],
+          sla_freshness_minutes: null,
+        });
       expect(res.status).toBe(200);
       expect(res.body).toEqual(
         expect.objectContaining({
@@ -207,7 +230,9 @@ describe('data products', () => {
         .patch(`${products()}/${product.id}`)
         .set(bearer(editor))
         .send({ criticality: null, description: null, owner_ids: [] });
-      expect(cleared.body).toEqual(expect.objectContaining({ criticality: null, description: null, owners: [] }));
+      expect(cleared.body).toEqual(
+        expect.objectContaining({ criticality: null, description: null, owners: [] }),
+      );
       const events = await dbQuery<{ type: string; changed: string[] }>(
         `SELECT type, payload->'changed' AS changed FROM outbox_events WHERE payload->>'product_id' = $1 ORDER BY occurred_at`,
         [product.id],
@@ -221,7 +246,10 @@ describe('data products', () => {
     it('renames (409 on a taken name; a change of case is fine)', async () => {
       const a = await createProduct(t.http, editor, space);
       const b = await createProduct(t.http, editor, space);
-      expectProblem(await t.http.patch(`${products()}/${b.id}`).set(bearer(editor)).send({ name: a.name }), 409);
+      expectProblem(
+        await t.http.patch(`${products()}/${b.id}`).set(bearer(editor)).send({ name: a.name }),
+        409,
+      );
       const recased = await t.http
         .patch(`${products()}/${a.id}`)
         .set(bearer(editor))
@@ -264,9 +292,13 @@ describe('data products', () => {
         .patch(`${API}/spaces/${space.slug}/config/criticality-levels/${level.body.id}`)
         .set(bearer(admin))
         .send({ name: renamed });
-      expect((await t.http.get(`${products()}/${product.id}`).set(bearer(viewer))).body.criticality).toBe(renamed);
+      expect((await t.http.get(`${products()}/${product.id}`).set(bearer(viewer))).body.criticality).toBe(
+        renamed,
+      );
 
-      await t.http.delete(`${API}/spaces/${space.slug}/config/criticality-levels/${level.body.id}`).set(bearer(admin));
+      await t.http
+        .delete(`${API}/spaces/${space.slug}/config/criticality-levels/${level.body.id}`)
+        .set(bearer(admin));
       const read = await t.http.get(`${products()}/${product.id}`).set(bearer(viewer));
       expect(read.body.criticality).toBe(renamed);
       // Sending the value it already has back is fine; choosing it for another product is not.
@@ -276,21 +308,30 @@ describe('data products', () => {
         .send({ criticality: renamed, description: 'still legacy' });
       expect(resend.status).toBe(200);
       expect(resend.body.criticality).toBe(renamed);
-      const fresh = await t.http.post(products()).set(bearer(editor)).send({ name: `New ${randomUUID()}`, criticality: renamed });
+      const fresh = await t.http
+        .post(products())
+        .set(bearer(editor))
+        .send({ name: `New ${randomUUID()}`, criticality: renamed });
       expectProblem(fresh, 422);
       expect(invalidFields(fresh)).toEqual(['criticality']);
       const other = await createProduct(t.http, editor, space);
-      const choose = await t.http.patch(`${products()}/${other.id}`).set(bearer(editor)).send({ criticality: renamed });
+      const choose = await t.http
+        .patch(`${products()}/${other.id}`)
+        .set(bearer(editor))
+        .send({ criticality: renamed });
       expectProblem(choose, 422);
       // Still found by the list filter.
-      const listed = await t.http.get(`${products()}?criticality=${encodeURIComponent(renamed)}`).set(bearer(viewer));
+      const listed = await t.http
+        .get(`${products()}?criticality=${encodeURIComponent(renamed)}`)
+        .set(bearer(viewer));
       expect(listed.body.items.map((p: { id: string }) => p.id)).toEqual([product.id]);
     });
   });
 
   describe('list', () => {
     let listSpace: TestSpace;
-    const list = (query = '') => t.http.get(`${API}/catalog/spaces/${listSpace.slug}/products${query}`).set(bearer(viewer));
+    const list = (query = '') =>
+      t.http.get(`${API}/catalog/spaces/${listSpace.slug}/products${query}`).set(bearer(viewer));
 
     beforeAll(async () => {
       listSpace = await createSpace(t.http, admin);
@@ -298,9 +339,25 @@ describe('data products', () => {
       await addMember(t.http, admin, listSpace, viewer, 'viewer');
       await t.http.post(`${API}/spaces/${listSpace.slug}/config/criticality-levels/seed`).set(bearer(admin));
       const make = (fields: Record<string, unknown>) => createProduct(t.http, editor, listSpace, fields);
-      await make({ name: 'alpha orders', tags: ['gold', 'pii'], owner_ids: [editor.id], criticality: 'High' });
-      await make({ name: 'Beta Customers', description: 'All ORDERS of customers', tags: ['gold'], product_type: 'dashboard' });
-      await make({ name: 'gamma metrics', tags: ['silver'], owner_ids: [viewer.id], criticality: 'High', product_type: 'dashboard' });
+      await make({
+        name: 'alpha orders',
+        tags: ['gold', 'pii'],
+        owner_ids: [editor.id],
+        criticality: 'High',
+      });
+      await make({
+        name: 'Beta Customers',
+        description: 'All ORDERS of customers',
+        tags: ['gold'],
+        product_type: 'dashboard',
+      });
+      await make({
+        name: 'gamma metrics',
+        tags: ['silver'],
+        owner_ids: [viewer.id],
+        criticality: 'High',
+        product_type: 'dashboard',
+      });
       await make({ name: 'Delta_100%', product_type: 'ml_model', criticality: 'Low' });
     });
 

@@ -60,13 +60,19 @@ describe('spaces', () => {
       expect(first.body.slug).toBe(base);
       const second = await t.http.post(`${API}/spaces`).set(bearer(bob)).send({ name });
       expect(second.body.slug).toBe(`${base}-2`);
-      const third = await t.http.post(`${API}/spaces`).set(bearer(bob)).send({ name: `  ${name.toUpperCase()} ` });
+      const third = await t.http
+        .post(`${API}/spaces`)
+        .set(bearer(bob))
+        .send({ name: `  ${name.toUpperCase()} ` });
       expect(third.body.slug).toBe(`${base}-3`);
     });
 
     it('answers 409 for an explicit slug that is taken', async () => {
       const space = await createSpace(t.http, alice);
-      const res = await t.http.post(`${API}/spaces`).set(bearer(bob)).send({ name: 'Other', slug: space.slug });
+      const res = await t.http
+        .post(`${API}/spaces`)
+        .set(bearer(bob))
+        .send({ name: 'Other', slug: space.slug });
       expectProblem(res, 409, /slug/);
     });
 
@@ -107,7 +113,9 @@ describe('spaces', () => {
       const seen = await t.http.get(`${API}/spaces?limit=200&skip=0`).set(bearer(root));
       const rootView = [...seen.body.items];
       for (let skip = 200; skip < all.body.total; skip += 200) {
-        rootView.push(...(await t.http.get(`${API}/spaces?limit=200&skip=${skip}`).set(bearer(root))).body.items);
+        rootView.push(
+          ...(await t.http.get(`${API}/spaces?limit=200&skip=${skip}`).set(bearer(root))).body.items,
+        );
       }
       expect(rootView.find((s: { slug: string }) => s.slug === foreign.slug)).toEqual(
         expect.objectContaining({ role: null }),
@@ -138,14 +146,22 @@ describe('spaces', () => {
         .set(bearer(alice))
         .send({ name: 'Renamed', description: null });
       expect(res.status).toBe(200);
-      expect(res.body).toEqual(expect.objectContaining({ name: 'Renamed', description: null, slug: space.slug }));
-      expectProblem(await t.http.patch(`${API}/spaces/${space.slug}`).set(bearer(bob)).send({ name: 'No' }), 403);
+      expect(res.body).toEqual(
+        expect.objectContaining({ name: 'Renamed', description: null, slug: space.slug }),
+      );
+      expectProblem(
+        await t.http.patch(`${API}/spaces/${space.slug}`).set(bearer(bob)).send({ name: 'No' }),
+        403,
+      );
       const stranger = await createUser(t.http);
       expectProblem(
         await t.http.patch(`${API}/spaces/${space.slug}`).set(bearer(stranger)).send({ name: 'No' }),
         404,
       );
-      const slugChange = await t.http.patch(`${API}/spaces/${space.slug}`).set(bearer(alice)).send({ slug: 'x-y' });
+      const slugChange = await t.http
+        .patch(`${API}/spaces/${space.slug}`)
+        .set(bearer(alice))
+        .send({ slug: 'x-y' });
       expectProblem(slugChange, 422);
       expect(invalidFields(slugChange)).toEqual(['slug']);
     });
@@ -172,10 +188,15 @@ describe('spaces', () => {
         .set(bearer(alice))
         .send({ 'quality.incidents': false });
       expect(off.status).toBe(200);
-      expect(off.body).toEqual(expect.objectContaining({ id: space.id, features: { 'quality.incidents': false } }));
+      expect(off.body).toEqual(
+        expect.objectContaining({ id: space.id, features: { 'quality.incidents': false } }),
+      );
       const read = await t.http.get(`${API}/spaces/${space.slug}`).set(bearer(alice));
       expect(read.body.features).toEqual({ 'quality.incidents': false });
-      const unchanged = await t.http.patch(`${API}/spaces/${space.slug}/features`).set(bearer(alice)).send({});
+      const unchanged = await t.http
+        .patch(`${API}/spaces/${space.slug}/features`)
+        .set(bearer(alice))
+        .send({});
       expect(unchanged.body.features).toEqual({ 'quality.incidents': false });
       const on = await t.http
         .patch(`${API}/spaces/${space.slug}/features`)
@@ -250,7 +271,10 @@ describe('spaces', () => {
       const remove = await t.http.delete(`${API}/spaces/${space.slug}/members/${bob.id}`).set(bearer(alice));
       expect(remove.status).toBe(204);
       expectProblem(await t.http.get(`${API}/spaces/${space.slug}`).set(bearer(bob)), 404);
-      expectProblem(await t.http.delete(`${API}/spaces/${space.slug}/members/${bob.id}`).set(bearer(alice)), 404);
+      expectProblem(
+        await t.http.delete(`${API}/spaces/${space.slug}/members/${bob.id}`).set(bearer(alice)),
+        404,
+      );
     });
 
     it('rejects duplicates (409), unknown users and bad roles (422)', async () => {
@@ -292,7 +316,10 @@ describe('spaces', () => {
         .set(bearer(alice))
         .send({ role: 'editor' });
       expectProblem(demote, 409, /last admin/);
-      expectProblem(await t.http.delete(`${API}/spaces/${space.slug}/members/${alice.id}`).set(bearer(alice)), 409);
+      expectProblem(
+        await t.http.delete(`${API}/spaces/${space.slug}/members/${alice.id}`).set(bearer(alice)),
+        409,
+      );
 
       await addMember(t.http, alice, space, bob, 'admin');
       const ok = await t.http
@@ -300,7 +327,10 @@ describe('spaces', () => {
         .set(bearer(alice))
         .send({ role: 'viewer' });
       expect(ok.status).toBe(200);
-      expectProblem(await t.http.delete(`${API}/spaces/${space.slug}/members/${bob.id}`).set(bearer(bob)), 409);
+      expectProblem(
+        await t.http.delete(`${API}/spaces/${space.slug}/members/${bob.id}`).set(bearer(bob)),
+        409,
+      );
     });
 
     it('is for space admins only', async () => {

@@ -83,7 +83,9 @@ describe('users and spaces', () => {
 
   describe('GET /users', () => {
     it('lets a superadmin list everyone, with spaces_count and filters', async () => {
-      const res = await t.http.get(`${API}/users?search=${encodeURIComponent(member.email)}`).set(bearer(root));
+      const res = await t.http
+        .get(`${API}/users?search=${encodeURIComponent(member.email)}`)
+        .set(bearer(root));
       expect(res.status).toBe(200);
       expect(res.body).toEqual({
         items: [
@@ -126,12 +128,15 @@ describe('users and spaces', () => {
   });
 
   describe('GET /users/search', () => {
-    const search = (user: TestUser, query: string) => t.http.get(`${API}/users/search${query}`).set(bearer(user));
+    const search = (user: TestUser, query: string) =>
+      t.http.get(`${API}/users/search${query}`).set(bearer(user));
 
     it('finds users who share a space with the caller', async () => {
       const res = await search(admin, '?q=Max Member');
       expect(res.status).toBe(200);
-      expect(res.body).toEqual([{ id: member.id, name: 'Max Member', email: member.email, avatar_url: null }]);
+      expect(res.body).toEqual([
+        { id: member.id, name: 'Max Member', email: member.email, avatar_url: null },
+      ]);
       expect(await search(admin, `?q=${encodeURIComponent(loner.email)}`).then((r) => r.body)).toEqual([]);
       expect((await search(loner, `?q=${encodeURIComponent(member.email)}`)).body).toEqual([]);
     });

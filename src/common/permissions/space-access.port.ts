@@ -85,11 +85,7 @@ export abstract class MembershipDirectory {
    * membership in one query without knowing the table. `userColumn` is a
    * qualified column holding a user id; parameters are named with `prefix`.
    */
-  abstract memberOfSql(
-    userColumn: string,
-    spaceIdParam: string,
-    roleParam?: string,
-  ): string;
+  abstract memberOfSql(userColumn: string, spaceIdParam: string, roleParam?: string): string;
 
   /** `userColumn` shares at least one space with the user in `:viewerParam`. */
   abstract sharesSpaceWithSql(userColumn: string, viewerParam: string): string;

@@ -2,7 +2,13 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { Brackets, DataSource, EntityManager } from 'typeorm';
 import type { Actor } from '../../common/auth/actor';
-import { Conflict, Forbidden, InvalidTransition, NotFound, ValidationFailed } from '../../common/errors/domain-error';
+import {
+  Conflict,
+  Forbidden,
+  InvalidTransition,
+  NotFound,
+  ValidationFailed,
+} from '../../common/errors/domain-error';
 import type { Page } from '../../common/http/page.dto';
 import type { SpaceAccess } from '../../common/permissions/space-access.port';
 import { TransactionRunner } from '../../database/transaction-runner';
@@ -46,7 +52,10 @@ export class AccessRequestsService {
       const product = await this.requireProduct(em, spaceId, productId, true);
       const repo = em.getRepository(AccessRequest);
       if (await repo.existsBy({ productId, requesterId: actor.userId, status: 'pending' })) {
-        throw new Conflict('You already have a pending access request for this product.', 'access_request_pending');
+        throw new Conflict(
+          'You already have a pending access request for this product.',
+          'access_request_pending',
+        );
       }
       const request = await repo.save(
         repo.create({
@@ -69,7 +78,11 @@ export class AccessRequestsService {
     });
   }
 
-  async list(actor: Actor, access: SpaceAccess, query: ListAccessRequestsQuery): Promise<Page<AccessRequestResponse>> {
+  async list(
+    actor: Actor,
+    access: SpaceAccess,
+    query: ListAccessRequestsQuery,
+  ): Promise<Page<AccessRequestResponse>> {
     const em = this.dataSource.manager;
     const now = new Date();
     const qb = em
@@ -129,7 +142,8 @@ export class AccessRequestsService {
       const { request, product } = await this.decidable(em, actor, access, requestId);
       request.status = 'approved';
       // Without an explicit end, the grant lasts as long as asked for (no end when none was asked for).
-      const requested = request.requestedUntil && request.requestedUntil > now ? request.requestedUntil : null;
+      const requested =
+        request.requestedUntil && request.requestedUntil > now ? request.requestedUntil : null;
       request.expiresAt = dto.expires_at !== undefined ? dto.expires_at : requested;
       request.decidedBy = actor.userId;
       request.decidedAt = now;
@@ -149,7 +163,11 @@ export class AccessRequestsService {
         resourceType: 'access_request',
         resourceId: request.id,
         spaceId: request.spaceId,
-        details: { product_id: request.productId, requester_id: request.requesterId, access_level: request.accessLevel },
+        details: {
+          product_id: request.productId,
+          requester_id: request.requesterId,
+          access_level: request.accessLevel,
+        },
       });
       return this.respond(em, request, product.name, now);
     });
@@ -193,7 +211,9 @@ export class AccessRequestsService {
     if (!request) throw new NotFound('access request', requestId);
     const product = await this.requireProduct(em, access.space.id, request.productId, false);
     if (access.effectiveRole !== 'admin') {
-      const governs = await em.getRepository(ProductRole).existsBy({ productId: product.id, userId: actor.userId });
+      const governs = await em
+        .getRepository(ProductRole)
+        .existsBy({ productId: product.id, userId: actor.userId });
       if (!governs) {
         throw new Forbidden(
           "Only the product's owners or stewards, or a Space Admin, may decide access requests.",
@@ -202,12 +222,19 @@ export class AccessRequestsService {
       }
     }
     if (request.status !== 'pending') {
-      throw new InvalidTransition(`The access request is already ${request.status}; only pending requests can be decided.`);
+      throw new InvalidTransition(
+        `The access request is already ${request.status}; only pending requests can be decided.`,
+      );
     }
     return { request, product };
   }
 
-  private async requireProduct(em: EntityManager, spaceId: string, productId: string, lock: boolean): Promise<Product> {
+  private async requireProduct(
+    em: EntityManager,
+    spaceId: string,
+    productId: string,
+    lock: boolean,
+  ): Promise<Product> {
     const product = await em.getRepository(Product).findOne({
       select: { id: true, name: true, spaceId: true },
       where: { id: productId, spaceId },

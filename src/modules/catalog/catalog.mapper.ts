@@ -64,7 +64,11 @@ export function toAccessRequestResponse(
     status,
     is_active: status === 'approved',
     expires_at: request.expiresAt?.toISOString() ?? null,
-    decided_by: decider ? personRef(decider) : request.decidedBy ? { id: request.decidedBy, full_name: '' } : null,
+    decided_by: decider
+      ? personRef(decider)
+      : request.decidedBy
+        ? { id: request.decidedBy, full_name: '' }
+        : null,
     decided_at: request.decidedAt?.toISOString() ?? null,
     rejection_reason: request.rejectionReason,
     created_at: request.createdAt.toISOString(),

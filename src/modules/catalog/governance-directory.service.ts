@@ -16,7 +16,12 @@ export class GovernanceDirectoryService extends GovernanceDirectory {
     const qb = this.roles
       .createQueryBuilder('r')
       .innerJoin('r.product', 'p')
-      .select(['r.productId AS "productId"', 'p.name AS "productName"', 'p.spaceId AS "spaceId"', 'r.role AS role'])
+      .select([
+        'r.productId AS "productId"',
+        'p.name AS "productName"',
+        'p.spaceId AS "spaceId"',
+        'r.role AS role',
+      ])
       .where('r.userId = :userId', { userId });
     if (spaceIds) qb.andWhere('p.spaceId = ANY(:spaceIds)', { spaceIds });
     return qb.orderBy('p.name').addOrderBy('r.role').getRawMany<GovernanceRoleSummary>();

@@ -15,7 +15,8 @@ export class LineageQueries {
     direction: 'upstream' | 'downstream',
     maxDepth: number,
   ): Promise<WalkedNode[]> {
-    const [from, to] = direction === 'downstream' ? ['upstream_id', 'downstream_id'] : ['downstream_id', 'upstream_id'];
+    const [from, to] =
+      direction === 'downstream' ? ['upstream_id', 'downstream_id'] : ['downstream_id', 'upstream_id'];
     return (await em.query(
       `WITH RECURSIVE walk(id, depth) AS (
          SELECT $1::uuid, 0

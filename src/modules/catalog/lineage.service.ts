@@ -25,7 +25,11 @@ export class LineageService {
     private readonly outbox: OutboxService,
   ) {}
 
-  async addEdge(actor: Actor, access: SpaceAccess, dto: CreateLineageEdgeDto): Promise<LineageEdgeCreatedResponse> {
+  async addEdge(
+    actor: Actor,
+    access: SpaceAccess,
+    dto: CreateLineageEdgeDto,
+  ): Promise<LineageEdgeCreatedResponse> {
     const spaceId = access.space.id;
     const { upstream_id: upstreamId, downstream_id: downstreamId } = dto;
     return this.tx.run(async (em) => {
@@ -40,13 +44,17 @@ export class LineageService {
         ).map((p) => p.id),
       );
       const errors: FieldError[] = [];
-      if (!found.has(upstreamId)) errors.push({ field: 'upstream_id', message: 'upstream_id must name a product of this space.' });
+      if (!found.has(upstreamId))
+        errors.push({ field: 'upstream_id', message: 'upstream_id must name a product of this space.' });
       if (!found.has(downstreamId)) {
         errors.push({ field: 'downstream_id', message: 'downstream_id must name a product of this space.' });
       }
       if (errors.length) throw new ValidationFailed(errors);
       if (upstreamId === downstreamId) {
-        throw new Conflict('A product cannot be its own upstream: that edge would close a cycle.', 'lineage_cycle');
+        throw new Conflict(
+          'A product cannot be its own upstream: that edge would close a cycle.',
+          'lineage_cycle',
+        );
       }
       const edges = em.getRepository(LineageEdge);
       if (await edges.existsBy({ upstreamId, downstreamId })) {
@@ -58,7 +66,9 @@ export class LineageService {
           'lineage_cycle',
         );
       }
-      const edge = await edges.save(edges.create({ upstreamId, downstreamId, spaceId, createdBy: actor.userId }));
+      const edge = await edges.save(
+        edges.create({ upstreamId, downstreamId, spaceId, createdBy: actor.userId }),
+      );
       await this.outbox.append(em, {
         type: 'lineage.changed',
         spaceId,
@@ -74,7 +84,12 @@ export class LineageService {
     });
   }
 
-  async removeEdge(actor: Actor, access: SpaceAccess, upstreamId: string, downstreamId: string): Promise<void> {
+  async removeEdge(
+    actor: Actor,
+    access: SpaceAccess,
+    upstreamId: string,
+    downstreamId: string,
+  ): Promise<void> {
     const spaceId = access.space.id;
     await this.tx.run(async (em) => {
       const result = await em.getRepository(LineageEdge).delete({ upstreamId, downstreamId, spaceId });

@@ -184,7 +184,8 @@ export class ProductsService {
       assign('loggingEventTypes', dto.logging_event_types, 'logging_event_types');
       assign('loggingLastReviewed', dto.logging_last_reviewed, 'logging_last_reviewed');
       assign('loggingNotes', dto.logging_notes, 'logging_notes');
-      if (dto.owner_ids && (await this.setRoles(em, product.id, 'owner', dto.owner_ids))) changed.push('owners');
+      if (dto.owner_ids && (await this.setRoles(em, product.id, 'owner', dto.owner_ids)))
+        changed.push('owners');
       if (dto.steward_ids && (await this.setRoles(em, product.id, 'steward', dto.steward_ids))) {
         changed.push('stewards');
       }
@@ -256,7 +257,11 @@ export class ProductsService {
       .getMany();
     const byProduct = new Map<string, ProductGovernance>();
     for (const role of roles) {
-      const entry = byProduct.get(role.productId) ?? { productId: role.productId, ownerIds: [], stewardIds: [] };
+      const entry = byProduct.get(role.productId) ?? {
+        productId: role.productId,
+        ownerIds: [],
+        stewardIds: [],
+      };
       (role.role === 'owner' ? entry.ownerIds : entry.stewardIds).push(role.userId);
       byProduct.set(role.productId, entry);
     }
@@ -349,7 +354,8 @@ export class ProductsService {
       (role.role === 'owner' ? entry.owners : entry.stewards).push(personRef(user));
       people.set(role.productId, entry);
     }
-    const byName = (a: { full_name: string }, b: { full_name: string }) => a.full_name.localeCompare(b.full_name);
+    const byName = (a: { full_name: string }, b: { full_name: string }) =>
+      a.full_name.localeCompare(b.full_name);
     return products.map((product) => {
       const entry = people.get(product.id) ?? EMPTY_PEOPLE;
       return toProductResponse(product, {
@@ -379,7 +385,10 @@ export class ProductsService {
     const members = await this.access.membersAmong(spaceId, userIds, em);
     const strangers = userIds.filter((id) => !members.has(id));
     if (strangers.length) {
-      errors.push({ field, message: `${field} must name members of the space; not members: ${strangers.join(', ')}.` });
+      errors.push({
+        field,
+        message: `${field} must name members of the space; not members: ${strangers.join(', ')}.`,
+      });
     }
   }
 

@@ -43,7 +43,11 @@ export const COLLECTION_SPECS: Record<Collection, CollectionSpec> = {
       { name: 'Public', color: '#22C55E', description: 'May be shared with anyone.' },
       { name: 'Internal', color: '#3B82F6', description: 'For people inside the organisation.' },
       { name: 'Confidential', color: '#F97316', description: 'For named groups with a need to know.' },
-      { name: 'Restricted', color: '#DC2626', description: 'Highest protection; access is granted individually.' },
+      {
+        name: 'Restricted',
+        color: '#DC2626',
+        description: 'Highest protection; access is granted individually.',
+      },
     ],
   },
   'maintenance-statuses': {

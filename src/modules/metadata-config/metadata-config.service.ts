@@ -7,12 +7,7 @@ import type { SpaceAccess } from '../../common/permissions/space-access.port';
 import { TransactionRunner } from '../../database/transaction-runner';
 import { OutboxService } from '../../platform/outbox/outbox.service';
 import { Collection, COLLECTION_SPECS, CollectionSpec, DEFAULT_COLOR, snakeSlug } from './collections';
-import {
-  CreateLevelDto,
-  CreateStatusDto,
-  UpdateLevelDto,
-  UpdateStatusDto,
-} from './dto/metadata.requests';
+import { CreateLevelDto, CreateStatusDto, UpdateLevelDto, UpdateStatusDto } from './dto/metadata.requests';
 import { LevelResponse, SpaceConfigResponse, StatusResponse } from './dto/metadata.responses';
 import type { CriticalityLevel } from './entities/criticality-level.entity';
 import type { MaintenanceStatus } from './entities/maintenance-status.entity';
@@ -75,7 +70,12 @@ export class MetadataConfigService {
     };
   }
 
-  async create(actor: Actor, access: SpaceAccess, collection: Collection, dto: CreateDto): Promise<ValueResponse> {
+  async create(
+    actor: Actor,
+    access: SpaceAccess,
+    collection: Collection,
+    dto: CreateDto,
+  ): Promise<ValueResponse> {
     const spec = COLLECTION_SPECS[collection];
     return this.tx.run(async (em) => {
       const spaceId = access.space.id;
@@ -110,7 +110,8 @@ export class MetadataConfigService {
       const value = await this.requireLive(em, spec, spaceId, id);
       const record = value as MetadataValue & { slug?: string; description?: string | null };
       const renamed = dto.name !== undefined && dto.name !== value.name ? dto.name : undefined;
-      const reslugged = spec.hasSlug && dto.slug !== undefined && dto.slug !== record.slug ? dto.slug : undefined;
+      const reslugged =
+        spec.hasSlug && dto.slug !== undefined && dto.slug !== record.slug ? dto.slug : undefined;
       if (renamed !== undefined || reslugged !== undefined) {
         await this.assertFree(em, spec, spaceId, renamed, reslugged, value.id);
       }
@@ -262,7 +263,10 @@ export class MetadataConfigService {
       throw new Conflict(`A ${spec.label} named "${name}" already exists in this space.`, 'duplicate_name');
     }
     if (slug !== undefined && others.some((v) => (v as MaintenanceStatus).slug === slug)) {
-      throw new Conflict(`A ${spec.label} with the slug "${slug}" already exists in this space.`, 'duplicate_slug');
+      throw new Conflict(
+        `A ${spec.label} with the slug "${slug}" already exists in this space.`,
+        'duplicate_slug',
+      );
     }
   }
 

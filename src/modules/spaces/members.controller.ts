@@ -52,7 +52,8 @@ export class MembersController {
   @ApiOperation({
     operationId: 'addSpaceMember',
     summary: 'Add a user to a space with a role (Space Admin)',
-    description: 'A `user_id` that names no active user answers 422; a user who is already a member answers 409.',
+    description:
+      'A `user_id` that names no active user answers 422; a user who is already a member answers 409.',
   })
   @ApiCreatedResponse({ type: MemberResponse })
   @ApiProblems(409, 422)
@@ -70,7 +71,8 @@ export class MembersController {
   @ApiOperation({
     operationId: 'updateSpaceMember',
     summary: "Change a member's role (Space Admin)",
-    description: 'Demoting the last admin of the space answers 409. Role changes are written to the audit log.',
+    description:
+      'Demoting the last admin of the space answers 409. Role changes are written to the audit log.',
   })
   @ApiOkResponse({ type: MemberResponse })
   @ApiProblems(409, 422)

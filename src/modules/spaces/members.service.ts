@@ -34,9 +34,13 @@ export class MembersService {
       .skip(query.skip ?? 0)
       .take(query.limit ?? 50)
       .getManyAndCount();
-    const users = new Map((await this.users.findByIds(memberships.map((m) => m.userId))).map((u) => [u.id, u]));
+    const users = new Map(
+      (await this.users.findByIds(memberships.map((m) => m.userId))).map((u) => [u.id, u]),
+    );
     return {
-      items: memberships.filter((m) => users.has(m.userId)).map((m) => toMemberResponse(m, users.get(m.userId)!)),
+      items: memberships
+        .filter((m) => users.has(m.userId))
+        .map((m) => toMemberResponse(m, users.get(m.userId)!)),
       total,
     };
   }
@@ -139,8 +143,14 @@ export class MembersService {
       .getOne();
   }
 
-  private async requireMember(em: EntityManager, access: SpaceAccess, userId: string): Promise<SpaceMembership> {
-    const membership = await em.getRepository(SpaceMembership).findOneBy({ spaceId: access.space.id, userId });
+  private async requireMember(
+    em: EntityManager,
+    access: SpaceAccess,
+    userId: string,
+  ): Promise<SpaceMembership> {
+    const membership = await em
+      .getRepository(SpaceMembership)
+      .findOneBy({ spaceId: access.space.id, userId });
     if (!membership) throw new NotFound('member', userId);
     return membership;
   }

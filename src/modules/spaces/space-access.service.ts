@@ -21,7 +21,11 @@ interface AccessRow {
   role: SpaceRoleName | null;
 }
 
-const ROLE_LABEL: Record<SpaceRoleName, string> = { admin: 'Space Admin', editor: 'editor', viewer: 'viewer' };
+const ROLE_LABEL: Record<SpaceRoleName, string> = {
+  admin: 'Space Admin',
+  editor: 'editor',
+  viewer: 'viewer',
+};
 
 @Injectable()
 export class SpaceAccessService extends SpaceAccessPort {

@@ -11,7 +11,9 @@ export const SPACE_FEATURES = {
 
 export type SpaceFeature = keyof typeof SPACE_FEATURES;
 
-export function featuresWithDefaults(stored: Record<string, boolean> | null | undefined): Record<string, boolean> {
+export function featuresWithDefaults(
+  stored: Record<string, boolean> | null | undefined,
+): Record<string, boolean> {
   const features: Record<string, boolean> = {};
   for (const [name, feature] of Object.entries(SPACE_FEATURES)) {
     const value = stored?.[name];

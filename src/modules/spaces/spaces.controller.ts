@@ -97,7 +97,8 @@ export class SpacesController {
   @ApiOperation({
     operationId: 'deleteSpace',
     summary: 'Delete a space and everything in it (superadmin)',
-    description: 'Members, products, lineage, metadata configuration and access requests of the space go with it.',
+    description:
+      'Members, products, lineage, metadata configuration and access requests of the space go with it.',
   })
   @ApiNoContentResponse({ description: 'Deleted.' })
   @ApiProblems(404, 422)

@@ -9,7 +9,12 @@ import { jsonValue } from '../../database/json-column';
 import { TransactionRunner } from '../../database/transaction-runner';
 import { AuditService } from '../../platform/audit/audit.service';
 import { OutboxService } from '../../platform/outbox/outbox.service';
-import { CreateSpaceDto, ListSpacesQuery, UpdateSpaceDto, UpdateSpaceFeaturesDto } from './dto/space.requests';
+import {
+  CreateSpaceDto,
+  ListSpacesQuery,
+  UpdateSpaceDto,
+  UpdateSpaceFeaturesDto,
+} from './dto/space.requests';
 import { SpaceResponse } from './dto/space.responses';
 import { SpaceMembership } from './entities/space-membership.entity';
 import { Space } from './entities/space.entity';
@@ -65,7 +70,9 @@ export class SpacesService {
       }),
     );
     // The creator becomes the space's first admin.
-    await em.getRepository(SpaceMembership).insert({ spaceId: space.id, userId: actor.userId, role: 'admin' });
+    await em
+      .getRepository(SpaceMembership)
+      .insert({ spaceId: space.id, userId: actor.userId, role: 'admin' });
     await this.outbox.append(em, {
       type: 'space.created',
       spaceId: space.id,
@@ -76,10 +83,10 @@ export class SpacesService {
   }
 
   private async freeSlug(em: EntityManager, base: string): Promise<string> {
-    const rows = (await em.query(
-      `SELECT slug FROM spaces WHERE slug = $1 OR slug LIKE $2`,
-      [base, `${base.slice(0, 60).replace(/[\\%_]/g, (c) => `\\${c}`)}%`],
-    )) as { slug: string }[];
+    const rows = (await em.query(`SELECT slug FROM spaces WHERE slug = $1 OR slug LIKE $2`, [
+      base,
+      `${base.slice(0, 60).replace(/[\\%_]/g, (c) => `\\${c}`)}%`,
+    ])) as { slug: string }[];
     return firstFreeSlug(base, new Set(rows.map((row) => row.slug)));
   }
 

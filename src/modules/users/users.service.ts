@@ -274,7 +274,11 @@ export class UsersService {
     return {
       ...toUserResponse(user),
       spaces: spaces.map((s) => ({ id: s.id, name: s.name, role: s.role })),
-      governance_roles: roles.map((r) => ({ product_id: r.productId, product_name: r.productName, role: r.role })),
+      governance_roles: roles.map((r) => ({
+        product_id: r.productId,
+        product_name: r.productName,
+        role: r.role,
+      })),
     };
   }
 

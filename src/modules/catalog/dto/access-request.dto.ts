@@ -17,7 +17,8 @@ export class CreateAccessRequestDto {
   @DateTimeField({
     optional: true,
     nullable: true,
-    description: 'Until when access is wanted; in the future. Any offset is accepted; stored and answered in UTC.',
+    description:
+      'Until when access is wanted; in the future. Any offset is accepted; stored and answered in UTC.',
   })
   requested_until?: Date | null;
 }
@@ -86,7 +87,12 @@ export class AccessRequestResponse {
   @ApiProperty({ description: 'True while the grant is in force: approved and not yet expired.' })
   is_active: boolean;
 
-  @ApiProperty({ type: String, format: 'date-time', nullable: true, description: 'End of an approved grant (UTC); null: no expiry.' })
+  @ApiProperty({
+    type: String,
+    format: 'date-time',
+    nullable: true,
+    description: 'End of an approved grant (UTC); null: no expiry.',
+  })
   expires_at: string | null;
 
   @ApiProperty({ type: PersonRef, nullable: true })

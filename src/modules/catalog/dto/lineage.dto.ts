@@ -54,7 +54,8 @@ export class LineageNode {
 
   @ApiProperty({
     type: 'integer',
-    description: 'Hops from the product (0 for the product itself), in either direction; the shortest walk counts.',
+    description:
+      'Hops from the product (0 for the product itself), in either direction; the shortest walk counts.',
   })
   depth: number;
 }
@@ -66,4 +67,3 @@ export class LineageGraphResponse {
   @ApiProperty({ type: LineageEdgeResponse, isArray: true })
   edges: LineageEdgeResponse[];
 }
-

@@ -66,11 +66,19 @@ export class CreateProductDto {
   maintenance_status?: string | null;
 
   @Transform(uniqueIds)
-  @UuidArrayField({ optional: true, maxItems: 50, description: 'Members of the space; 422 naming the field otherwise.' })
+  @UuidArrayField({
+    optional: true,
+    maxItems: 50,
+    description: 'Members of the space; 422 naming the field otherwise.',
+  })
   owner_ids?: string[];
 
   @Transform(uniqueIds)
-  @UuidArrayField({ optional: true, maxItems: 50, description: 'Members of the space; 422 naming the field otherwise.' })
+  @UuidArrayField({
+    optional: true,
+    maxItems: 50,
+    description: 'Members of the space; 422 naming the field otherwise.',
+  })
   steward_ids?: string[];
 
   @IntField({
@@ -82,21 +90,35 @@ export class CreateProductDto {
   })
   sla_freshness_minutes?: number | null;
 
-  @JsonObjectField({ optional: true, description: 'Free JSON object (connector sync keeps table columns under `schema`).' })
+  @JsonObjectField({
+    optional: true,
+    description: 'Free JSON object (connector sync keeps table columns under `schema`).',
+  })
   attributes?: Record<string, unknown>;
 
   @Transform(cleanList)
-  @StringArrayField({ optional: true, maxItems: 100, itemMax: 200, description: 'AI systems: the event types that are logged.' })
+  @StringArrayField({
+    optional: true,
+    maxItems: 100,
+    itemMax: 200,
+    description: 'AI systems: the event types that are logged.',
+  })
   logging_event_types?: string[];
 
   @DateTimeField({
     optional: true,
     nullable: true,
-    description: 'AI systems: when the logging was last reviewed. Any offset is accepted; stored and answered in UTC.',
+    description:
+      'AI systems: when the logging was last reviewed. Any offset is accepted; stored and answered in UTC.',
   })
   logging_last_reviewed?: Date | null;
 
-  @StringField({ optional: true, nullable: true, max: 20_000, description: 'AI systems: notes on the logging.' })
+  @StringField({
+    optional: true,
+    nullable: true,
+    max: 20_000,
+    description: 'AI systems: notes on the logging.',
+  })
   logging_notes?: string | null;
 }
 
@@ -118,13 +140,28 @@ export class UpdateProductDto {
   @StringArrayField({ optional: true, maxItems: 50, itemMax: 100 })
   tags?: string[];
 
-  @StringField({ optional: true, nullable: true, max: 100, description: 'A live criticality level name; null clears it.' })
+  @StringField({
+    optional: true,
+    nullable: true,
+    max: 100,
+    description: 'A live criticality level name; null clears it.',
+  })
   criticality?: string | null;
 
-  @StringField({ optional: true, nullable: true, max: 100, description: 'A live sensitivity level name; null clears it.' })
+  @StringField({
+    optional: true,
+    nullable: true,
+    max: 100,
+    description: 'A live sensitivity level name; null clears it.',
+  })
   sensitivity?: string | null;
 
-  @StringField({ optional: true, nullable: true, max: 100, description: 'A live maintenance status slug; null clears it.' })
+  @StringField({
+    optional: true,
+    nullable: true,
+    max: 100,
+    description: 'A live maintenance status slug; null clears it.',
+  })
   maintenance_status?: string | null;
 
   @Transform(uniqueIds)
@@ -153,7 +190,11 @@ export class UpdateProductDto {
 }
 
 export class ListProductsQuery extends PageQuery {
-  @StringField({ optional: true, max: 200, description: 'Part of the name or description (case-insensitive).' })
+  @StringField({
+    optional: true,
+    max: 200,
+    description: 'Part of the name or description (case-insensitive).',
+  })
   q?: string;
 
   @StringField({ optional: true, max: 100, description: 'Products carrying this tag (exact).' })

@@ -13,7 +13,15 @@ import { MaintenanceStatus } from '../../metadata-config/entities/maintenance-st
 import { SensitivityLevel } from '../../metadata-config/entities/sensitivity-level.entity';
 import { Space } from '../../spaces/entities/space.entity';
 
-export const PRODUCT_TYPES = ['dataset', 'dashboard', 'ml_model', 'pipeline', 'api', 'ai_system', 'other'] as const;
+export const PRODUCT_TYPES = [
+  'dataset',
+  'dashboard',
+  'ml_model',
+  'pipeline',
+  'api',
+  'ai_system',
+  'other',
+] as const;
 export type ProductType = (typeof PRODUCT_TYPES)[number];
 
 /**

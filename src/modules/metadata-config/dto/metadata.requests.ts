@@ -9,7 +9,10 @@ import {
 export const STATUS_SLUG_PATTERN = /^[a-z][a-z0-9_]{0,62}$/;
 
 export class CreateLevelDto {
-  @TextField({ max: 100, description: 'Unique among the live values of the collection in the space (case-insensitive).' })
+  @TextField({
+    max: 100,
+    description: 'Unique among the live values of the collection in the space (case-insensitive).',
+  })
   name: string;
 
   @HexColorField({ optional: true, default: '#6B7280' })

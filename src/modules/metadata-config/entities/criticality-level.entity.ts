@@ -4,7 +4,10 @@ import { MetadataValue } from './metadata-value.base';
 
 @Entity('criticality_levels')
 @Index('criticality_levels_space_idx', ['spaceId', 'sortOrder'])
-@Index('criticality_levels_space_name_key', ['spaceId', 'name'], { unique: true, where: 'deleted_at IS NULL' })
+@Index('criticality_levels_space_name_key', ['spaceId', 'name'], {
+  unique: true,
+  where: 'deleted_at IS NULL',
+})
 export class CriticalityLevel extends MetadataValue {
   @Column('text', { nullable: true })
   description: string | null;
