@@ -1,3 +1,4 @@
+import { createSecretKey } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { PassportStrategy } from '@nestjs/passport';
 import { ExtractJwt, Strategy } from 'passport-jwt';
@@ -16,7 +17,9 @@ export class JwtStrategy extends PassportStrategy(Strategy, 'jwt') {
   ) {
     super({
       jwtFromRequest: ExtractJwt.fromAuthHeaderAsBearerToken(),
-      secretOrKey: config.jwtSecret,
+      // A KeyObject: given a string, jsonwebtoken first tries (and fails) to parse a public key on every
+      // request, which costs more than the rest of the verification.
+      secretOrKey: createSecretKey(Buffer.from(config.jwtSecret)) as unknown as string,
       algorithms: ['HS256'],
       ignoreExpiration: false,
     });
