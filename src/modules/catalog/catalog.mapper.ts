@@ -1,40 +1,10 @@
 import type { User } from '../users/entities/user.entity';
 import { AccessRequestResponse } from './dto/access-request.dto';
-import { PersonRef, ProductResponse } from './dto/product.responses';
+import { PersonRef } from './dto/product.responses';
 import type { AccessRequest } from './entities/access-request.entity';
-import type { Product } from './entities/product.entity';
-
-export interface ProductPeople {
-  owners: PersonRef[];
-  stewards: PersonRef[];
-}
 
 export function personRef(user: Pick<User, 'id' | 'fullName'>): PersonRef {
   return { id: user.id, full_name: user.fullName };
-}
-
-export function toProductResponse(product: Product, people: ProductPeople): ProductResponse {
-  return {
-    id: product.id,
-    space_id: product.spaceId,
-    name: product.name,
-    description: product.description,
-    product_type: product.productType,
-    domain: product.domain,
-    tags: product.tags,
-    criticality: product.criticality?.name ?? null,
-    sensitivity: product.sensitivity?.name ?? null,
-    maintenance_status: product.maintenanceStatus?.slug ?? null,
-    owners: people.owners,
-    stewards: people.stewards,
-    sla_freshness_minutes: product.slaFreshnessMinutes,
-    attributes: product.attributes,
-    logging_event_types: product.loggingEventTypes,
-    logging_last_reviewed: product.loggingLastReviewed?.toISOString() ?? null,
-    logging_notes: product.loggingNotes,
-    created_at: product.createdAt.toISOString(),
-    updated_at: product.updatedAt.toISOString(),
-  };
 }
 
 /** `expired` is derived: an approved grant whose end has passed. */

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, EntityManager, SelectQueryBuilder } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
 import type { Actor } from '../../common/auth/actor';
 import { FieldError, NotFound, ValidationFailed } from '../../common/errors/domain-error';
 import type { Page } from '../../common/http/page.dto';
@@ -10,14 +10,14 @@ import { TransactionRunner } from '../../database/transaction-runner';
 import { AuditService } from '../../platform/audit/audit.service';
 import { OutboxService } from '../../platform/outbox/outbox.service';
 import { MetadataConfigService } from '../metadata-config/metadata-config.service';
-import { likePattern, UsersService } from '../users/users.service';
+import { likePattern } from '../users/users.service';
 import { ProductNameTaken } from './catalog.errors';
-import { personRef, ProductPeople, toProductResponse } from './catalog.mapper';
 import { CreateProductDto, ListProductsQuery, UpdateProductDto } from './dto/product.requests';
 import { ProductResponse } from './dto/product.responses';
 import { ProductCount } from './entities/product-count.entity';
 import { GovernanceRole, ProductRole } from './entities/product-role.entity';
 import { Product, ProductType } from './entities/product.entity';
+import { ProductFilters, ProductQueries } from './products.queries';
 
 /** Owner and steward ids of a product, for modules that notify them. */
 export interface ProductGovernance {
@@ -34,15 +34,12 @@ export interface DatasetInput {
   attributes: Record<string, unknown>;
 }
 
-const EMPTY_PEOPLE: ProductPeople = { owners: [], stewards: [] };
-
 @Injectable()
 export class ProductsService {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly access: SpaceAccessPort,
     private readonly metadata: MetadataConfigService,
-    private readonly users: UsersService,
     private readonly tx: TransactionRunner,
     private readonly outbox: OutboxService,
     private readonly audit: AuditService,
@@ -97,42 +94,25 @@ export class ProductsService {
   async list(_actor: Actor, access: SpaceAccess, query: ListProductsQuery): Promise<Page<ProductResponse>> {
     const spaceId = access.space.id;
     const em = this.dataSource.manager;
-    const qb = this.query(em).where('p.spaceId = :spaceId', { spaceId });
-    let filtered = false;
-    if (query.q) {
-      filtered = true;
-      qb.andWhere(`(p.name || ' ' || coalesce(p.description, '')) ILIKE :pattern`, {
-        pattern: likePattern(query.q),
-      });
-    }
-    if (query.tag) {
-      filtered = true;
-      qb.andWhere('p.tags @> ARRAY[:tag]::text[]', { tag: query.tag });
-    }
-    if (query.owner_id) {
-      filtered = true;
-      qb.andWhere(
-        `p.id IN (SELECT r.product_id FROM product_roles r WHERE r.user_id = :ownerId AND r.role = 'owner')`,
-        { ownerId: query.owner_id },
-      );
-    }
-    if (query.product_type) {
-      filtered = true;
-      qb.andWhere('p.productType = :productType', { productType: query.product_type });
-    }
+    const filters: ProductFilters = {
+      pattern: query.q ? likePattern(query.q) : undefined,
+      tag: query.tag,
+      ownerId: query.owner_id,
+      productType: query.product_type,
+    };
     if (query.criticality) {
-      filtered = true;
-      const levelIds = await this.metadata.idsNamed(spaceId, 'criticality-levels', query.criticality);
-      if (!levelIds.length) return { items: [], total: 0 };
-      qb.andWhere('p.criticalityId = ANY(:levelIds)', { levelIds });
+      filters.criticalityIds = await this.metadata.idsNamed(spaceId, 'criticality-levels', query.criticality);
+      if (!filters.criticalityIds.length) return { items: [], total: 0 };
     }
-    const products = await qb
-      .orderBy('lower(p.name)', 'ASC')
-      .offset(query.skip ?? 0)
-      .limit(query.limit ?? 50)
-      .getMany();
-    const total = filtered ? await qb.getCount() : await this.productCount(em, spaceId);
-    return { items: await this.hydrate(em, products), total };
+    const { items, filteredTotal } = await ProductQueries.page(
+      em,
+      spaceId,
+      filters,
+      query.skip ?? 0,
+      query.limit ?? 50,
+    );
+    // Unfiltered, the total is the space's product counter rather than a count over all its rows.
+    return { items, total: filteredTotal ?? (await this.productCount(em, spaceId)) };
   }
 
   async get(_actor: Actor, access: SpaceAccess, productId: string): Promise<ProductResponse> {
@@ -240,11 +220,9 @@ export class ProductsService {
   }
 
   /** Read models of the products that exist among `ids`, in no particular order. */
-  async findByIds(ids: string[], em?: EntityManager): Promise<ProductResponse[]> {
-    if (!ids.length) return [];
-    const manager = em ?? this.dataSource.manager;
-    const products = await this.query(manager).where('p.id = ANY(:ids)', { ids }).getMany();
-    return this.hydrate(manager, products);
+  findByIds(ids: string[], em?: EntityManager): Promise<ProductResponse[]> {
+    if (!ids.length) return Promise.resolve([]);
+    return ProductQueries.byIds(em ?? this.dataSource.manager, ids);
   }
 
   /** Owner and steward ids per product (products without any are left out). */
@@ -318,51 +296,10 @@ export class ProductsService {
 
   // Internals.
 
-  private query(em: EntityManager): SelectQueryBuilder<Product> {
-    return em
-      .getRepository(Product)
-      .createQueryBuilder('p')
-      .leftJoinAndSelect('p.criticality', 'crit')
-      .leftJoinAndSelect('p.sensitivity', 'sens')
-      .leftJoinAndSelect('p.maintenanceStatus', 'maint');
-  }
-
   private async load(em: EntityManager, spaceId: string, productId: string): Promise<ProductResponse> {
-    const product = await this.query(em)
-      .where('p.id = :productId AND p.spaceId = :spaceId', { productId, spaceId })
-      .getOne();
+    const product = await ProductQueries.one(em, spaceId, productId);
     if (!product) throw new NotFound('product', productId);
-    return (await this.hydrate(em, [product]))[0];
-  }
-
-  /** Adds owners and stewards (two queries for any number of products). */
-  private async hydrate(em: EntityManager, products: Product[]): Promise<ProductResponse[]> {
-    if (!products.length) return [];
-    const roles = await em
-      .getRepository(ProductRole)
-      .createQueryBuilder('r')
-      .where('r.productId = ANY(:ids)', { ids: products.map((p) => p.id) })
-      .getMany();
-    const users = new Map(
-      (await this.users.findByIds([...new Set(roles.map((r) => r.userId))], em)).map((u) => [u.id, u]),
-    );
-    const people = new Map<string, ProductPeople>();
-    for (const role of roles) {
-      const user = users.get(role.userId);
-      if (!user) continue;
-      const entry = people.get(role.productId) ?? { owners: [], stewards: [] };
-      (role.role === 'owner' ? entry.owners : entry.stewards).push(personRef(user));
-      people.set(role.productId, entry);
-    }
-    const byName = (a: { full_name: string }, b: { full_name: string }) =>
-      a.full_name.localeCompare(b.full_name);
-    return products.map((product) => {
-      const entry = people.get(product.id) ?? EMPTY_PEOPLE;
-      return toProductResponse(product, {
-        owners: [...entry.owners].sort(byName),
-        stewards: [...entry.stewards].sort(byName),
-      });
-    });
+    return product;
   }
 
   private async assertNameFree(em: EntityManager, spaceId: string, name: string, exceptId?: string) {
