@@ -1,4 +1,4 @@
-import { mergeWalks, pickMostUpstream } from './lineage-graph';
+import { pickMostUpstream } from './lineage-graph';
 
 describe('pickMostUpstream', () => {
   it('answers null for no products and the product itself for one', () => {
@@ -39,28 +39,5 @@ describe('pickMostUpstream', () => {
 
   it('tolerates duplicates and self pairs', () => {
     expect(pickMostUpstream(['a', 'a'], [{ product: 'a', ancestor: 'a' }])).toBe('a');
-  });
-});
-
-describe('mergeWalks', () => {
-  it('keeps each node once at its smallest depth', () => {
-    const merged = mergeWalks(
-      [
-        { id: 'p', depth: 0 },
-        { id: 'd1', depth: 1 },
-        { id: 'x', depth: 3 },
-      ],
-      [
-        { id: 'p', depth: 0 },
-        { id: 'u1', depth: 1 },
-        { id: 'x', depth: 2 },
-      ],
-    );
-    expect(merged.sort((a, b) => a.id.localeCompare(b.id))).toEqual([
-      { id: 'd1', depth: 1 },
-      { id: 'p', depth: 0 },
-      { id: 'u1', depth: 1 },
-      { id: 'x', depth: 2 },
-    ]);
   });
 });

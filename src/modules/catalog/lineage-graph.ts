@@ -31,20 +31,3 @@ export function pickMostUpstream(ids: string[], pairs: AncestorPair[]): string |
   }
   return best;
 }
-
-export interface WalkedNode {
-  id: string;
-  depth: number;
-}
-
-/** Merges walks in both directions: each product once, at its smallest distance. */
-export function mergeWalks(...walks: WalkedNode[][]): WalkedNode[] {
-  const best = new Map<string, number>();
-  for (const walk of walks) {
-    for (const { id, depth } of walk) {
-      const known = best.get(id);
-      if (known === undefined || depth < known) best.set(id, depth);
-    }
-  }
-  return [...best].map(([id, depth]) => ({ id, depth }));
-}

@@ -1,5 +1,10 @@
 import type { EntityManager } from 'typeorm';
-import type { AncestorPair, WalkedNode } from './lineage-graph';
+import type { AncestorPair } from './lineage-graph';
+
+export interface GraphRows {
+  nodes: { id: string; name: string; depth: number }[];
+  edges: { upstream_id: string; downstream_id: string }[];
+}
 
 /**
  * The recursive walks over `lineage_edges`. Downstream steps use the primary
@@ -8,26 +13,44 @@ import type { AncestorPair, WalkedNode } from './lineage-graph';
  * so each product is visited once and the walk ends on any graph.
  */
 export class LineageQueries {
-  /** Products within `maxDepth` hops of `productId` in one direction, at their shortest distance (0 for itself). */
-  static async walk(
+  /**
+   * The lineage graph around a product in one statement: a depth-limited
+   * walk per direction (each step an index lookup), every product reached at
+   * its shortest distance with its name, and every edge between two of them.
+   */
+  static async graph(
     em: EntityManager,
     productId: string,
-    direction: 'upstream' | 'downstream',
+    directions: ('upstream' | 'downstream')[],
     maxDepth: number,
-  ): Promise<WalkedNode[]> {
-    const [from, to] =
-      direction === 'downstream' ? ['upstream_id', 'downstream_id'] : ['downstream_id', 'upstream_id'];
-    return (await em.query(
-      `WITH RECURSIVE walk(id, depth) AS (
+  ): Promise<GraphRows> {
+    const walks = directions.map((direction) => {
+      const [from, to] =
+        direction === 'downstream' ? ['upstream_id', 'downstream_id'] : ['downstream_id', 'upstream_id'];
+      return `${direction}(id, depth) AS (
          SELECT $1::uuid, 0
          UNION
-         SELECT e.${to}, w.depth + 1
-           FROM walk w JOIN lineage_edges e ON e.${from} = w.id
-          WHERE w.depth < $2
-       )
-       SELECT id, min(depth)::int AS depth FROM walk GROUP BY id`,
+         SELECT e.${to}, w.depth + 1 FROM ${direction} w JOIN lineage_edges e ON e.${from} = w.id WHERE w.depth < $2
+       )`;
+    });
+    const reached = directions.map((direction) => `SELECT id, depth FROM ${direction}`).join(' UNION ALL ');
+    const rows = (await em.query(
+      `WITH RECURSIVE ${walks.join(', ')},
+       nodes AS MATERIALIZED (SELECT id, min(depth) AS depth FROM (${reached}) r GROUP BY id)
+       SELECT n.id AS a, p.name AS b, n.depth::int AS depth
+         FROM nodes n JOIN products p ON p.id = n.id
+       UNION ALL
+       SELECT e.upstream_id, e.downstream_id::text, NULL
+         FROM nodes n JOIN lineage_edges e ON e.upstream_id = n.id
+        WHERE e.downstream_id IN (SELECT id FROM nodes)`,
       [productId, maxDepth],
-    )) as WalkedNode[];
+    )) as { a: string; b: string; depth: number | null }[];
+    const graph: GraphRows = { nodes: [], edges: [] };
+    for (const row of rows) {
+      if (row.depth === null) graph.edges.push({ upstream_id: row.a, downstream_id: row.b });
+      else graph.nodes.push({ id: row.a, name: row.b, depth: row.depth });
+    }
+    return graph;
   }
 
   /** Every product downstream of `productId`, any depth (itself excluded). */
@@ -69,28 +92,5 @@ export class LineageQueries {
        SELECT product, ancestor FROM up WHERE ancestor = ANY($1::uuid[])`,
       [ids],
     )) as AncestorPair[];
-  }
-
-  /** Every edge between two of these products. */
-  static async edgesAmong(
-    em: EntityManager,
-    ids: string[],
-  ): Promise<{ upstream_id: string; downstream_id: string }[]> {
-    return (await em.query(
-      `SELECT e.upstream_id, e.downstream_id
-         FROM unnest($1::uuid[]) AS n(id)
-         JOIN lineage_edges e ON e.upstream_id = n.id
-        WHERE e.downstream_id = ANY($1::uuid[])
-        ORDER BY e.upstream_id, e.downstream_id`,
-      [ids],
-    )) as { upstream_id: string; downstream_id: string }[];
-  }
-
-  static async names(em: EntityManager, ids: string[]): Promise<Map<string, string>> {
-    const rows = (await em.query(`SELECT id, name FROM products WHERE id = ANY($1::uuid[])`, [ids])) as {
-      id: string;
-      name: string;
-    }[];
-    return new Map(rows.map((row) => [row.id, row.name]));
   }
 }

@@ -14,7 +14,7 @@ import {
 } from './dto/lineage.dto';
 import { LineageEdge } from './entities/lineage-edge.entity';
 import { Product } from './entities/product.entity';
-import { mergeWalks, pickMostUpstream, WalkedNode } from './lineage-graph';
+import { pickMostUpstream } from './lineage-graph';
 import { LineageQueries } from './lineage.queries';
 
 @Injectable()
@@ -114,17 +114,11 @@ export class LineageService {
       throw new NotFound('product', productId);
     }
     const direction = query.direction ?? 'both';
-    const depth = query.depth ?? 3;
-    const walks: WalkedNode[][] = [];
-    if (direction !== 'upstream') walks.push(await LineageQueries.walk(em, productId, 'downstream', depth));
-    if (direction !== 'downstream') walks.push(await LineageQueries.walk(em, productId, 'upstream', depth));
-    const nodes = mergeWalks(...walks).sort((a, b) => a.depth - b.depth || a.id.localeCompare(b.id));
-    const ids = nodes.map((node) => node.id);
-    const names = await LineageQueries.names(em, ids);
-    return {
-      nodes: nodes.map((node) => ({ id: node.id, name: names.get(node.id) ?? '', depth: node.depth })),
-      edges: await LineageQueries.edgesAmong(em, ids),
-    };
+    const directions = direction === 'both' ? (['downstream', 'upstream'] as const) : ([direction] as const);
+    const graph = await LineageQueries.graph(em, productId, [...directions], query.depth ?? 3);
+    // Nearest first, then by name (plain code-point order: thousands of nodes, no collation cost).
+    graph.nodes.sort((a, b) => a.depth - b.depth || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    return graph;
   }
 
   // For other modules (incident correlation, blast radius, notifications).

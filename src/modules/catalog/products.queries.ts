@@ -30,12 +30,14 @@ interface ProductRow {
   created_at: Date;
   updated_at: Date;
   people: { id: string; full_name: string; role: 'owner' | 'steward' }[];
+  /** Only on unfiltered pages: the space's product counter. */
+  counter_total?: number | null;
 }
 
 // The product read model in one statement: metadata value names (deleted values too, so products keep
 // showing them) and owners/stewards with their names, aggregated per product.
-const SELECT_PRODUCTS = `
-  SELECT p.id, p.space_id, p.name, p.description, p.product_type, p.domain, p.tags,
+const selectProducts = (extraColumns = '') => `
+  SELECT ${extraColumns} p.id, p.space_id, p.name, p.description, p.product_type, p.domain, p.tags,
          crit.name AS criticality, sens.name AS sensitivity, maint.slug AS maintenance_status,
          p.sla_freshness_minutes, p.attributes, p.logging_event_types, p.logging_last_reviewed,
          p.logging_notes, p.created_at, p.updated_at,
@@ -87,7 +89,7 @@ function toResponse(row: ProductRow): ProductResponse {
  */
 export class ProductQueries {
   static async one(em: EntityManager, spaceId: string, productId: string): Promise<ProductResponse | null> {
-    const rows = (await em.query(`${SELECT_PRODUCTS} WHERE p.id = $1 AND p.space_id = $2`, [
+    const rows = (await em.query(`${selectProducts()} WHERE p.id = $1 AND p.space_id = $2`, [
       productId,
       spaceId,
     ])) as ProductRow[];
@@ -95,18 +97,23 @@ export class ProductQueries {
   }
 
   static async byIds(em: EntityManager, ids: string[]): Promise<ProductResponse[]> {
-    const rows = (await em.query(`${SELECT_PRODUCTS} WHERE p.id = ANY($1::uuid[])`, [ids])) as ProductRow[];
+    const rows = (await em.query(`${selectProducts()} WHERE p.id = ANY($1::uuid[])`, [ids])) as ProductRow[];
     return rows.map(toResponse);
   }
 
-  /** A page in name order (case-insensitive), and how many match when any filter is given. */
+  /**
+   * A page in name order (case-insensitive) and how many products match: a
+   * count when filters are given, else the space's product counter, read in
+   * the same statement. `total` is null when that is unknown (an empty page
+   * of an unfiltered list, or a space without a counter yet).
+   */
   static async page(
     em: EntityManager,
     spaceId: string,
     filters: ProductFilters,
     skip: number,
     limit: number,
-  ): Promise<{ items: ProductResponse[]; filteredTotal: number | null }> {
+  ): Promise<{ items: ProductResponse[]; total: number | null }> {
     const params: unknown[] = [spaceId];
     const where = ['p.space_id = $1'];
     const param = (value: unknown) => `$${params.push(value)}`;
@@ -126,11 +133,14 @@ export class ProductQueries {
     const condition = where.join(' AND ');
     const filtered = where.length > 1;
     const countParams = [...params];
+    const counter = filtered
+      ? ''
+      : '(SELECT c.total FROM product_counts c WHERE c.space_id = $1) AS counter_total,';
     const rows = (await em.query(
-      `${SELECT_PRODUCTS} WHERE ${condition} ORDER BY lower(p.name) LIMIT ${param(limit)} OFFSET ${param(skip)}`,
+      `${selectProducts(counter)} WHERE ${condition} ORDER BY lower(p.name) LIMIT ${param(limit)} OFFSET ${param(skip)}`,
       params,
     )) as ProductRow[];
-    let filteredTotal: number | null = null;
+    let total = rows[0]?.counter_total ?? null;
     if (filtered) {
       const [count] = (await em.query(
         `SELECT count(*)::int AS n FROM products p WHERE ${condition}`,
@@ -138,8 +148,8 @@ export class ProductQueries {
       )) as {
         n: number;
       }[];
-      filteredTotal = count.n;
+      total = count.n;
     }
-    return { items: rows.map(toResponse), filteredTotal };
+    return { items: rows.map(toResponse), total };
   }
 }

@@ -104,7 +104,7 @@ export class ProductsService {
       filters.criticalityIds = await this.metadata.idsNamed(spaceId, 'criticality-levels', query.criticality);
       if (!filters.criticalityIds.length) return { items: [], total: 0 };
     }
-    const { items, filteredTotal } = await ProductQueries.page(
+    const { items, total } = await ProductQueries.page(
       em,
       spaceId,
       filters,
@@ -112,7 +112,7 @@ export class ProductsService {
       query.limit ?? 50,
     );
     // Unfiltered, the total is the space's product counter rather than a count over all its rows.
-    return { items, total: filteredTotal ?? (await this.productCount(em, spaceId)) };
+    return { items, total: total ?? (await this.productCount(em, spaceId)) };
   }
 
   async get(_actor: Actor, access: SpaceAccess, productId: string): Promise<ProductResponse> {
