@@ -130,11 +130,8 @@ async function seed(spaceId, ownerId) {
     await client.query('VACUUM ANALYZE lineage_edges');
     await client.query('VACUUM ANALYZE product_roles');
     const { rows: edges } = await client.query('SELECT count(*)::int AS n FROM lineage_edges');
-    // A root (layer 0) whose blast radius is typical: pick the one with the most children among a few.
-    const { rows: roots } = await client.query(
-      `SELECT n.id, count(e.*) AS children FROM numbered n JOIN lineage_edges e ON e.upstream_id = n.id
-        WHERE n.n <= 50 GROUP BY n.id ORDER BY children DESC LIMIT 1`,
-    );
+    // The first product of layer 0: a root whose downstream reaches all 10 layers.
+    const { rows: roots } = await client.query(`SELECT id FROM numbered WHERE n = 1`);
     const { rows: sample } = await client.query(
       `SELECT id FROM products WHERE space_id = $1 ORDER BY random() LIMIT 1000`,
       [spaceId],
@@ -181,6 +178,28 @@ function run(title, { token, connections, paths, duration = SECONDS }) {
   });
 }
 
+/** LineageService.downstreamOf's query (every product downstream, any depth), timed directly on PostgreSQL. */
+async function blastRadius(rootId) {
+  const { LineageQueries } = await import('../dist/modules/catalog/lineage.queries.js');
+  const client = new pg.Client({ connectionString: `${SERVER}/${DB}` });
+  await client.connect();
+  try {
+    const em = { query: (sql, params) => client.query(sql, params).then((r) => r.rows) };
+    const times = [];
+    let size = 0;
+    for (let i = 0; i < 60; i++) {
+      const started = process.hrtime.bigint();
+      size = (await LineageQueries.downstreamIds(em, rootId)).length;
+      if (i >= 10) times.push(Number(process.hrtime.bigint() - started) / 1e6);
+    }
+    times.sort((a, b) => a - b);
+    const at = (q) => times[Math.min(times.length - 1, Math.floor(q * times.length))].toFixed(1);
+    console.log(`downstreamOf(root) (blast radius, any depth): ${size} products, p50 ${at(0.5)} ms, p99 ${at(0.99)} ms`);
+  } finally {
+    await client.end();
+  }
+}
+
 async function main() {
   await admin(`DROP DATABASE IF EXISTS ${DB} WITH (FORCE)`);
   await admin(`CREATE DATABASE ${DB}`);
@@ -211,26 +230,21 @@ async function main() {
     const results = [];
     // Warm up the process and the caches.
     await run('warm-up', { token, connections: 10, duration: 3, paths: [`${products}?limit=50`] });
-    results.push(await run('list 50 (first page)', { token, connections: 50, paths: [`${products}?limit=50`] }));
-    results.push(
-      await run('list 50 (pages 1-20)', {
-        token,
-        connections: 50,
-        paths: Array.from({ length: 20 }, (_, p) => `${products}?limit=50&skip=${p * 50}`),
-      }),
-    );
-    results.push(
-      await run('list 50, tag filter', {
-        token,
-        connections: 50,
-        paths: [`${products}?limit=50&tag=layer-3`],
-      }),
-    );
-    results.push(await run('get by id', { token, connections: 50, paths: sampleIds.map((id) => `${products}/${id}`) }));
+    const list = `${products}?limit=50`;
+    const pages = Array.from({ length: 20 }, (_, p) => `${products}?limit=50&skip=${p * 50}`);
+    const gets = sampleIds.map((id) => `${products}/${id}`);
+    for (const connections of [50, 10]) {
+      results.push(await run('list 50 (first page)', { token, connections, paths: [list] }));
+      results.push(await run('list 50 (pages 1-20)', { token, connections, paths: pages }));
+      results.push(await run('get by id', { token, connections, paths: gets }));
+    }
+    results.push(await run('list 50, tag filter', { token, connections: 10, paths: [`${products}?limit=50&tag=layer-3`] }));
+    results.push(await run('list 50, q search', { token, connections: 10, paths: [`${products}?limit=50&q=product-0123`] }));
     const lineagePath = `${products}/${rootId}/lineage?direction=downstream&depth=10`;
     results.push(await run('lineage downstream (root, depth 10)', { token, connections: 1, paths: [lineagePath] }));
-    results.push(await run('lineage downstream (root, depth 10)', { token, connections: 10, paths: [lineagePath] }));
+    results.push(await run('lineage downstream (root, depth 10)', { token, connections: 4, paths: [lineagePath] }));
     console.table(results);
+    await blastRadius(rootId);
     const failed = results.reduce((sum, r) => sum + r.failed, 0);
     if (failed) {
       console.error(`${failed} requests failed`);
