@@ -12,6 +12,8 @@ import {
   TestUser,
 } from '../support/factories';
 import { expectProblem, invalidFields } from '../support/problem';
+import { TransactionRunner } from '../../src/database/transaction-runner';
+import { ProductsService } from '../../src/modules/catalog/products.service';
 
 const API = '/api/v1.0';
 
@@ -417,6 +419,70 @@ describe('data products', () => {
       const res = await t.http.get(`${API}/catalog/spaces/${listSpace.slug}/products`).set(bearer(root));
       expect(res.status).toBe(200);
       expect(res.body.total).toBe(4);
+    });
+  });
+
+  describe('service methods for other modules', () => {
+    let service: ProductsService;
+    let tx: TransactionRunner;
+
+    beforeAll(() => {
+      service = t.app.get(ProductsService);
+      tx = t.app.get(TransactionRunner);
+    });
+
+    it('getInSpace, findByIds and ownersAndStewardsOf answer the read model and governance', async () => {
+      const a = await createProduct(t.http, editor, space, {
+        owner_ids: [editor.id],
+        steward_ids: [viewer.id],
+      });
+      const b = await createProduct(t.http, editor, space);
+      expect(await service.getInSpace(space.id, a.id)).toEqual(a);
+      const other = await createSpace(t.http, admin);
+      await expect(service.getInSpace(other.id, a.id)).rejects.toMatchObject({ status: 404 });
+      const found = await service.findByIds([a.id, b.id, randomUUID()]);
+      expect(found.map((p) => p.id).sort()).toEqual([a.id, b.id].sort());
+      expect(await service.ownersAndStewardsOf([a.id, b.id])).toEqual([
+        { productId: a.id, ownerIds: [editor.id], stewardIds: [viewer.id] },
+      ]);
+    });
+
+    it('upsertDataset creates a dataset per table, then updates it (attributes merged)', async () => {
+      const syncSpace = await createSpace(t.http, admin);
+      const first = await tx.run((em) =>
+        service.upsertDataset(em, null, syncSpace.id, {
+          name: 'public.orders',
+          description: 'Orders table',
+          attributes: { schema: { id: 'uuid' } },
+        }),
+      );
+      expect(first.created).toBe(true);
+      expect(first.product).toEqual(
+        expect.objectContaining({
+          name: 'public.orders',
+          product_type: 'dataset',
+          attributes: { schema: { id: 'uuid' } },
+        }),
+      );
+      await t.http
+        .patch(`${API}/catalog/spaces/${syncSpace.slug}/products/${first.product.id}`)
+        .set(bearer(admin))
+        .send({ attributes: { schema: { id: 'uuid' }, owner_team: 'sales' } });
+      const second = await tx.run((em) =>
+        service.upsertDataset(em, null, syncSpace.id, {
+          name: 'PUBLIC.orders',
+          attributes: { schema: { id: 'uuid', total: 'numeric' } },
+        }),
+      );
+      expect(second.created).toBe(false);
+      expect(second.product.id).toBe(first.product.id);
+      expect(second.product.description).toBe('Orders table');
+      expect(second.product.attributes).toEqual({
+        schema: { id: 'uuid', total: 'numeric' },
+        owner_team: 'sales',
+      });
+      const list = await t.http.get(`${API}/catalog/spaces/${syncSpace.slug}/products`).set(bearer(admin));
+      expect(list.body.total).toBe(1);
     });
   });
 });

@@ -83,9 +83,11 @@ export abstract class MembershipDirectory {
   /**
    * SQL fragments for user queries, so that the users module can filter by
    * membership in one query without knowing the table. `userColumn` is a
-   * qualified column holding a user id; parameters are named with `prefix`.
+   * qualified column holding a user id; the named parameters are bound by
+   * the caller. Members of `:spaceParam` (any space when left out), with the
+   * role in `:roleParam` when given.
    */
-  abstract memberOfSql(userColumn: string, spaceIdParam: string, roleParam?: string): string;
+  abstract memberOfSql(userColumn: string, params: { spaceParam?: string; roleParam?: string }): string;
 
   /** `userColumn` shares at least one space with the user in `:viewerParam`. */
   abstract sharesSpaceWithSql(userColumn: string, viewerParam: string): string;

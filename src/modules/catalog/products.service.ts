@@ -5,7 +5,6 @@ import type { Actor } from '../../common/auth/actor';
 import { FieldError, NotFound, ValidationFailed } from '../../common/errors/domain-error';
 import type { Page } from '../../common/http/page.dto';
 import { SpaceAccess, SpaceAccessPort } from '../../common/permissions/space-access.port';
-import { jsonValue } from '../../database/json-column';
 import { TransactionRunner } from '../../database/transaction-runner';
 import { AuditService } from '../../platform/audit/audit.service';
 import { OutboxService } from '../../platform/outbox/outbox.service';
@@ -284,7 +283,7 @@ export class ProductsService {
         name: input.name,
         description: input.description ?? null,
         productType: 'dataset',
-        attributes: jsonValue(input.attributes) as Record<string, unknown>,
+        attributes: input.attributes,
         createdBy: actorId,
       }),
     );

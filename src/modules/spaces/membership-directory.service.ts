@@ -56,9 +56,10 @@ export class MembershipDirectoryService extends MembershipDirectory {
     return counts;
   }
 
-  memberOfSql(userColumn: string, spaceIdParam: string, roleParam?: string): string {
-    const role = roleParam ? ` AND m_of.role = :${roleParam}` : '';
-    return `EXISTS (SELECT 1 FROM space_memberships m_of WHERE m_of.user_id = ${userColumn} AND m_of.space_id = :${spaceIdParam}${role})`;
+  memberOfSql(userColumn: string, params: { spaceParam?: string; roleParam?: string }): string {
+    const space = params.spaceParam ? ` AND m_of.space_id = :${params.spaceParam}` : '';
+    const role = params.roleParam ? ` AND m_of.role = :${params.roleParam}` : '';
+    return `EXISTS (SELECT 1 FROM space_memberships m_of WHERE m_of.user_id = ${userColumn}${space}${role})`;
   }
 
   sharesSpaceWithSql(userColumn: string, viewerParam: string): string {

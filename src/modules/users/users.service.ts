@@ -183,13 +183,11 @@ export class UsersService {
     const page = query.page ?? 1;
     const size = query.size ?? 50;
     const qb = this.users.createQueryBuilder('u');
-    if (query.space_id) {
-      qb.andWhere(this.memberships.memberOfSql('u.id', 'spaceId', query.role ? 'role' : undefined), {
+    if (query.space_id || query.role) {
+      const spaceParam = query.space_id ? 'spaceId' : undefined;
+      const roleParam = query.role ? 'role' : undefined;
+      qb.andWhere(this.memberships.memberOfSql('u.id', { spaceParam, roleParam }), {
         spaceId: query.space_id,
-        role: query.role,
-      });
-    } else if (query.role) {
-      qb.andWhere('EXISTS (SELECT 1 FROM space_memberships m WHERE m.user_id = u.id AND m.role = :role)', {
         role: query.role,
       });
     }
@@ -231,7 +229,9 @@ export class UsersService {
       if (!actor.isSuperadmin && !(await this.memberships.roleOf(actor.userId, query.space_id))) {
         throw new NotFound('space', query.space_id);
       }
-      qb.andWhere(this.memberships.memberOfSql('u.id', 'spaceId'), { spaceId: query.space_id });
+      qb.andWhere(this.memberships.memberOfSql('u.id', { spaceParam: 'spaceId' }), {
+        spaceId: query.space_id,
+      });
     } else if (!actor.isSuperadmin) {
       qb.andWhere(
         new Brackets((w) =>
