@@ -74,9 +74,6 @@ export abstract class MembershipDirectory {
   /** The user's role in a space, or null. */
   abstract roleOf(userId: string, spaceId: string): Promise<SpaceRoleName | null>;
 
-  /** Whether two users are members of at least one common space. */
-  abstract shareASpace(userA: string, userB: string): Promise<boolean>;
-
   /** How many spaces each user belongs to (missing users count 0). */
   abstract spacesCount(userIds: string[]): Promise<Map<string, number>>;
 

@@ -81,13 +81,14 @@ export class MetadataConfigService {
       const spaceId = access.space.id;
       await this.lockCollection(em, spec, spaceId);
       const slug = spec.hasSlug ? (dto.slug ?? snakeSlug(dto.name)) : undefined;
-      await this.assertFree(em, spec, spaceId, dto.name, slug);
+      const live = await this.live(em, spec, spaceId);
+      this.assertFree(spec, live, dto.name, slug);
       const repo = em.getRepository(spec.entity);
       const value = repo.create({
         spaceId,
         name: dto.name,
         color: dto.color ?? DEFAULT_COLOR,
-        sortOrder: dto.sort_order ?? (await this.nextSortOrder(em, spec, spaceId)),
+        sortOrder: dto.sort_order ?? nextSortOrder(live),
         ...(spec.hasSlug ? { slug } : { description: dto.description ?? null }),
       } as Partial<MetadataValue>);
       await repo.save(value);
@@ -113,7 +114,7 @@ export class MetadataConfigService {
       const reslugged =
         spec.hasSlug && dto.slug !== undefined && dto.slug !== record.slug ? dto.slug : undefined;
       if (renamed !== undefined || reslugged !== undefined) {
-        await this.assertFree(em, spec, spaceId, renamed, reslugged, value.id);
+        this.assertFree(spec, await this.live(em, spec, spaceId), renamed, reslugged, value.id);
       }
       if (dto.name !== undefined) value.name = dto.name;
       if (dto.color !== undefined) value.color = dto.color;
@@ -146,7 +147,7 @@ export class MetadataConfigService {
       const existing = await this.live(em, spec, spaceId);
       const names = new Set(existing.map((v) => v.name.toLowerCase()));
       const slugs = new Set(existing.map((v) => (v as MaintenanceStatus).slug));
-      let sortOrder = existing.reduce((max, v) => Math.max(max, v.sortOrder + 1), 0);
+      let sortOrder = nextSortOrder(existing);
       const repo = em.getRepository(spec.entity);
       const created: string[] = [];
       for (const standard of spec.defaults) {
@@ -249,15 +250,14 @@ export class MetadataConfigService {
     return value;
   }
 
-  private async assertFree(
-    em: EntityManager,
+  /** 409 when another live value has this name (case-insensitively) or slug. */
+  private assertFree(
     spec: CollectionSpec,
-    spaceId: string,
+    live: MetadataValue[],
     name: string | undefined,
     slug: string | undefined,
     exceptId?: string,
-  ): Promise<void> {
-    const live = await this.live(em, spec, spaceId);
+  ): void {
     const others = live.filter((v) => v.id !== exceptId);
     if (name !== undefined && others.some((v) => v.name.toLowerCase() === name.toLowerCase())) {
       throw new Conflict(`A ${spec.label} named "${name}" already exists in this space.`, 'duplicate_name');
@@ -268,16 +268,6 @@ export class MetadataConfigService {
         'duplicate_slug',
       );
     }
-  }
-
-  private async nextSortOrder(em: EntityManager, spec: CollectionSpec, spaceId: string): Promise<number> {
-    const row = await em
-      .getRepository(spec.entity)
-      .createQueryBuilder('v')
-      .select('COALESCE(MAX(v.sortOrder) + 1, 0)::int', 'next')
-      .where('v.spaceId = :spaceId AND v.deletedAt IS NULL', { spaceId })
-      .getRawOne<{ next: number }>();
-    return row?.next ?? 0;
   }
 
   // Writes to one collection of one space are serialised, so the case-insensitive name rule holds under races.
@@ -301,4 +291,9 @@ export class MetadataConfigService {
       data: { space_id: spaceId, collection, action, item_ids: itemIds },
     });
   }
+}
+
+/** After the last live value. */
+function nextSortOrder(live: MetadataValue[]): number {
+  return live.reduce((next, v) => Math.max(next, v.sortOrder + 1), 0);
 }

@@ -32,16 +32,6 @@ export class MembershipDirectoryService extends MembershipDirectory {
     return membership?.role ?? null;
   }
 
-  async shareASpace(userA: string, userB: string): Promise<boolean> {
-    const rows = (await this.memberships.query(
-      `SELECT 1 FROM space_memberships a
-         JOIN space_memberships b ON b.space_id = a.space_id AND b.user_id = $2
-        WHERE a.user_id = $1 LIMIT 1`,
-      [userA, userB],
-    )) as unknown[];
-    return rows.length > 0;
-  }
-
   async spacesCount(userIds: string[]): Promise<Map<string, number>> {
     const counts = new Map<string, number>();
     if (!userIds.length) return counts;

@@ -148,11 +148,7 @@ export class UsersService {
   async getProfile(actor: Actor): Promise<ProfileResponse> {
     const user = await this.users.findOneBy({ id: actor.userId });
     if (!user) throw new NotFound('user', actor.userId);
-    const spaces = await this.memberships.spacesOf(user.id);
-    return {
-      ...toUserResponse(user),
-      spaces: spaces.map((s) => ({ id: s.id, name: s.name, slug: s.slug, role: s.role })),
-    };
+    return { ...toUserResponse(user), spaces: await this.memberships.spacesOf(user.id) };
   }
 
   async updateMyProfile(actor: Actor, dto: UpdateMyProfileDto): Promise<ProfileResponse> {
@@ -261,15 +257,15 @@ export class UsersService {
 
   async getDetail(actor: Actor, id: string): Promise<UserDetailResponse> {
     const seesAll = actor.isSuperadmin || actor.userId === id;
-    // Users who share no space with the caller do not exist for them.
-    if (!seesAll && !(await this.memberships.shareASpace(actor.userId, id))) throw new NotFound('user', id);
-    const user = await this.users.findOneBy({ id });
-    if (!user) throw new NotFound('user', id);
     let spaces = await this.memberships.spacesOf(id);
     if (!seesAll) {
+      // Others see only the spaces they share; users who share none do not exist for them.
       const mine = new Set((await this.memberships.spacesOf(actor.userId)).map((s) => s.id));
       spaces = spaces.filter((s) => mine.has(s.id));
+      if (!spaces.length) throw new NotFound('user', id);
     }
+    const user = await this.users.findOneBy({ id });
+    if (!user) throw new NotFound('user', id);
     const roles = await this.governance.rolesOf(id, seesAll ? null : spaces.map((s) => s.id));
     return {
       ...toUserResponse(user),
