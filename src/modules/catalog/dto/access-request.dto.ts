@@ -28,7 +28,7 @@ export class ApproveAccessRequestDto {
     optional: true,
     nullable: true,
     description:
-      'When the grant ends; in the future. Any offset is accepted; stored and answered in UTC. Left out: the requested `requested_until`, or no expiry when none was asked for.',
+      'When the grant ends; in the future. Any offset is accepted; stored and answered in UTC. Null: no expiry. Left out: the requested `requested_until` (422 if that has passed meanwhile), or no expiry when none was asked for.',
   })
   expires_at?: Date | null;
 }
