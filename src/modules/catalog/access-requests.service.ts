@@ -140,11 +140,13 @@ export class AccessRequestsService {
     }
     return this.tx.run(async (em) => {
       const { request, product } = await this.decidable(em, actor, access, requestId);
+      // Without an explicit end, the grant lasts as long as asked for (no end when none was asked for);
+      // a requested end that has passed meanwhile needs an explicit one rather than an open-ended grant.
+      if (dto.expires_at === undefined && request.requestedUntil && request.requestedUntil <= now) {
+        throw ValidationFailed.field('expires_at', 'The requested end has passed: give expires_at.');
+      }
       request.status = 'approved';
-      // Without an explicit end, the grant lasts as long as asked for (no end when none was asked for).
-      const requested =
-        request.requestedUntil && request.requestedUntil > now ? request.requestedUntil : null;
-      request.expiresAt = dto.expires_at !== undefined ? dto.expires_at : requested;
+      request.expiresAt = dto.expires_at !== undefined ? dto.expires_at : request.requestedUntil;
       request.decidedBy = actor.userId;
       request.decidedAt = now;
       await em.getRepository(AccessRequest).save(request);
