@@ -189,6 +189,13 @@ describe('access requests', () => {
   it('shows an approved grant as expired once its time has passed', async () => {
     const req = await submit(requester, { justification: 'short', access_level: 'read' });
     await decide(owner, req.body.id, 'approve', { expires_at: new Date(Date.now() + 1500).toISOString() });
+    const late = await createUser(t.http);
+    await addMember(t.http, admin, space, late, 'viewer');
+    const lateRequest = await submit(late, {
+      justification: 'brief',
+      access_level: 'read',
+      requested_until: new Date(Date.now() + 1500).toISOString(),
+    });
     const active = await t.http.get(`${base()}/access-requests?status=approved`).set(bearer(requester));
     expect(active.body.items.map((r: { id: string }) => r.id)).toContain(req.body.id);
     await new Promise((done) => setTimeout(done, 1700));
@@ -199,6 +206,14 @@ describe('access requests', () => {
     const approvedNow = await t.http.get(`${base()}/access-requests?status=approved`).set(bearer(requester));
     expect(approvedNow.body.items.map((r: { id: string }) => r.id)).not.toContain(req.body.id);
     expectProblem(await decide(owner, req.body.id, 'reject', { reason: 'late' }), 409);
+    // The requested end passed before the decision: an explicit expiry is needed.
+    const open = await decide(owner, lateRequest.body.id, 'approve');
+    expectProblem(open, 422);
+    expect(invalidFields(open)).toEqual(['expires_at']);
+    const explicit = await decide(owner, lateRequest.body.id, 'approve', { expires_at: null });
+    expect(explicit.body).toEqual(
+      expect.objectContaining({ status: 'approved', expires_at: null, is_active: true }),
+    );
   });
 
   it('lists every request for admins, and their own or governed ones for others', async () => {
