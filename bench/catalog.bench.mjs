@@ -115,6 +115,8 @@ async function seed(spaceId, ownerId) {
       [spaceId],
     );
     await client.query(`CREATE UNIQUE INDEX ON numbered (n)`);
+    // A fixed seed makes the graph (and so the numbers) the same on every run.
+    await client.query('SELECT setseed(0.42)');
     await client.query(
       `INSERT INTO lineage_edges (upstream_id, downstream_id, space_id)
        SELECT parent.id, picked.child_id, $1
@@ -130,8 +132,11 @@ async function seed(spaceId, ownerId) {
     await client.query('VACUUM ANALYZE lineage_edges');
     await client.query('VACUUM ANALYZE product_roles');
     const { rows: edges } = await client.query('SELECT count(*)::int AS n FROM lineage_edges');
-    // The first product of layer 0: a root whose downstream reaches all 10 layers.
-    const { rows: roots } = await client.query(`SELECT id FROM numbered WHERE n = 1`);
+    // A root (layer 0) that feeds many: of the first 20, the one with the most direct children.
+    const { rows: roots } = await client.query(
+      `SELECT n.id FROM numbered n JOIN lineage_edges e ON e.upstream_id = n.id
+        WHERE n.n <= 20 GROUP BY n.id, n.n ORDER BY count(*) DESC, n.n LIMIT 1`,
+    );
     const { rows: sample } = await client.query(
       `SELECT id FROM products WHERE space_id = $1 ORDER BY random() LIMIT 1000`,
       [spaceId],
