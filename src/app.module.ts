@@ -10,10 +10,13 @@ import { DatabaseModule } from './database/database.module';
 import { AccountsModule } from './modules/accounts/accounts.module';
 import { ApiKeysModule } from './modules/api-keys/api-keys.module';
 import { AuditLogModule } from './modules/audit/audit.module';
+import { CatalogModule } from './modules/catalog/catalog.module';
 import { HealthModule } from './modules/health/health.module';
+import { MetadataConfigModule } from './modules/metadata-config/metadata-config.module';
 import { NotificationsModule } from './modules/notifications/notifications.module';
 import { RateLimitGuard } from './modules/rate-limits/rate-limit.guard';
 import { RateLimitsModule } from './modules/rate-limits/rate-limits.module';
+import { SpacesModule } from './modules/spaces/spaces.module';
 import { UsersModule } from './modules/users/users.module';
 import { AuditModule } from './platform/audit/audit.module';
 import { CryptoModule } from './platform/crypto/crypto.module';
@@ -52,6 +55,9 @@ export class AppModule {
         AuditLogModule,
         ApiKeysModule,
         RateLimitsModule,
+        SpacesModule,
+        MetadataConfigModule,
+        CatalogModule,
       ],
       providers: [
         { provide: APP_FILTER, useClass: ProblemDetailsFilter },

@@ -38,7 +38,9 @@ export class EmbeddedPostgres {
     try {
       const { PGlite } = await import('@electric-sql/pglite');
       const { PGLiteSocketServer } = await import('@electric-sql/pglite-socket');
-      const db = await PGlite.create(storage);
+      // pg_trgm backs the catalog's substring search index.
+      const { pg_trgm } = await import('@electric-sql/pglite/contrib/pg_trgm');
+      const db = await PGlite.create(storage, { extensions: { pg_trgm } });
       // Headroom above the pool of one: a closed client frees its slot asynchronously.
       const server = new PGLiteSocketServer({
         db: db as never,

@@ -47,3 +47,54 @@ export async function rootUser(http: TestAgent): Promise<TestUser> {
 }
 
 export const bearer = (user: { token: string }) => ({ Authorization: `Bearer ${user.token}` });
+
+export interface TestSpace {
+  id: string;
+  slug: string;
+  name: string;
+}
+
+/** Creates a space over HTTP; its creator becomes its admin. */
+export async function createSpace(
+  http: TestAgent,
+  owner: { token: string },
+  fields: { name?: string; slug?: string; description?: string } = {},
+): Promise<TestSpace> {
+  const suffix = randomUUID().slice(0, 8);
+  const res = await http
+    .post('/api/v1.0/spaces')
+    .set(bearer(owner))
+    .send({ name: fields.name ?? `Space ${suffix}`, slug: fields.slug ?? `space-${suffix}`, ...fields });
+  if (res.status !== 201) throw new Error(`create space failed: ${res.status} ${JSON.stringify(res.body)}`);
+  return { id: res.body.id, slug: res.body.slug, name: res.body.name };
+}
+
+/** Adds a user to a space with a role (the admin must be a Space Admin). */
+export async function addMember(
+  http: TestAgent,
+  admin: { token: string },
+  space: { slug: string },
+  user: { id: string },
+  role: 'admin' | 'editor' | 'viewer',
+): Promise<void> {
+  const res = await http
+    .post(`/api/v1.0/spaces/${space.slug}/members`)
+    .set(bearer(admin))
+    .send({ user_id: user.id, role });
+  if (res.status !== 201) throw new Error(`add member failed: ${res.status} ${JSON.stringify(res.body)}`);
+}
+
+/** Creates a data product in a space (the user needs edit access). */
+export async function createProduct(
+  http: TestAgent,
+  user: { token: string },
+  space: { slug: string },
+  fields: Record<string, unknown> = {},
+): Promise<{ id: string; name: string } & Record<string, unknown>> {
+  const res = await http
+    .post(`/api/v1.0/catalog/spaces/${space.slug}/products`)
+    .set(bearer(user))
+    .send({ name: `Product ${randomUUID().slice(0, 8)}`, ...fields });
+  if (res.status !== 201) throw new Error(`create product failed: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body;
+}

@@ -1,4 +1,5 @@
 import type { Actor } from '../auth/actor';
+import type { SpaceAccess } from '../permissions/space-access.port';
 
 declare global {
   namespace Express {
@@ -7,6 +8,8 @@ declare global {
       id: string;
       /** The authenticated caller; undefined for anonymous requests. */
       actor?: Actor;
+      /** The `{slug}` space and the caller's role, set by SpaceRoleGuard. */
+      spaceAccess?: SpaceAccess;
     }
   }
 }

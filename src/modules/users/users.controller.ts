@@ -53,10 +53,10 @@ export class UsersController {
     operationId: 'searchUsers',
     summary: 'Find users by name or email (at most 10)',
     description:
-      'Finds active users who share a space with the caller (everyone for a superadmin), or the members of `space_id` when the caller belongs to that space.',
+      'Finds active users who share a space with the caller (the caller included; everyone for a superadmin), or the members of `space_id` when the caller belongs to that space (404 when not, as for any space the caller is not a member of). Ordered by name.',
   })
   @ApiOkResponse({ type: UserSearchItem, isArray: true })
-  @ApiProblems(422)
+  @ApiProblems(404, 422)
   search(@CurrentActor() actor: Actor, @Query() query: SearchUsersQuery): Promise<UserSearchItem[]> {
     return this.users.search(actor, query);
   }
@@ -67,7 +67,7 @@ export class UsersController {
     operationId: 'listUsers',
     summary: 'List users (admin role)',
     description:
-      'Superadmins see everyone. A space admin must pass `space_id` of a space they administer and sees its members; anyone else gets 403. `page` is 1-based.',
+      'Superadmins see everyone. A space admin must pass `space_id` of a space they administer and sees its members; anyone else gets 403. `page` is 1-based. `role` narrows to members with that role in `space_id` (without `space_id`, superadmins get users holding that role in any space). `spaces_count` counts all spaces of the user. Ordered by account creation.',
   })
   @ApiOkResponse({ type: UserListResponse })
   @ApiProblems(403, 422)

@@ -3,6 +3,7 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { Brackets, EntityManager, Repository } from 'typeorm';
 import type { Actor } from '../../common/auth/actor';
 import { Conflict, Forbidden, NotFound } from '../../common/errors/domain-error';
+import { GovernanceDirectory, MembershipDirectory } from '../../common/permissions/space-access.port';
 import { jsonValue } from '../../database/json-column';
 import { TransactionRunner } from '../../database/transaction-runner';
 import { AuditService } from '../../platform/audit/audit.service';
@@ -49,6 +50,9 @@ export class UsersService {
     private readonly tx: TransactionRunner,
     private readonly outbox: OutboxService,
     private readonly audit: AuditService,
+    // Provided by the global spaces and catalog modules, which depend on this one.
+    private readonly memberships: MembershipDirectory,
+    private readonly governance: GovernanceDirectory,
   ) {}
 
   // Used by other modules (accounts, spaces, ...).
@@ -144,7 +148,7 @@ export class UsersService {
   async getProfile(actor: Actor): Promise<ProfileResponse> {
     const user = await this.users.findOneBy({ id: actor.userId });
     if (!user) throw new NotFound('user', actor.userId);
-    return { ...toUserResponse(user), spaces: [] };
+    return { ...toUserResponse(user), spaces: await this.memberships.spacesOf(user.id) };
   }
 
   async updateMyProfile(actor: Actor, dto: UpdateMyProfileDto): Promise<ProfileResponse> {
@@ -160,11 +164,29 @@ export class UsersService {
   }
 
   async list(actor: Actor, query: ListUsersQuery): Promise<UserListResponse> {
-    if (!actor.isSuperadmin)
-      throw new Forbidden('Listing users needs the superadmin role.', 'admin_required');
+    // Superadmins see everyone; a space admin sees the members of a space they administer (space_id).
+    if (!actor.isSuperadmin) {
+      if (!query.space_id) {
+        throw new Forbidden(
+          'Listing users needs the superadmin role, or space_id of a space you administer.',
+          'admin_required',
+        );
+      }
+      if ((await this.memberships.roleOf(actor.userId, query.space_id)) !== 'admin') {
+        throw new Forbidden('Only an admin of that space may list its members.', 'admin_required');
+      }
+    }
     const page = query.page ?? 1;
     const size = query.size ?? 50;
     const qb = this.users.createQueryBuilder('u');
+    if (query.space_id || query.role) {
+      const spaceParam = query.space_id ? 'spaceId' : undefined;
+      const roleParam = query.role ? 'role' : undefined;
+      qb.andWhere(this.memberships.memberOfSql('u.id', { spaceParam, roleParam }), {
+        spaceId: query.space_id,
+        role: query.role,
+      });
+    }
     if (query.search) {
       const pattern = likePattern(query.search);
       qb.andWhere(
@@ -181,13 +203,14 @@ export class UsersService {
       .skip((page - 1) * size)
       .take(size)
       .getManyAndCount();
+    const counts = await this.memberships.spacesCount(users.map((u) => u.id));
     return {
       items: users.map((u) => ({
         id: u.id,
         email: u.email,
         name: u.fullName,
         is_active: u.isActive,
-        spaces_count: 0,
+        spaces_count: counts.get(u.id) ?? 0,
         last_login: u.lastLogin?.toISOString() ?? null,
       })),
       total,
@@ -198,7 +221,21 @@ export class UsersService {
 
   async search(actor: Actor, query: SearchUsersQuery): Promise<UserSearchItem[]> {
     const qb = this.users.createQueryBuilder('u').where('u.isActive = true');
-    if (!actor.isSuperadmin) qb.andWhere('u.id = :self', { self: actor.userId });
+    if (query.space_id) {
+      if (!actor.isSuperadmin && !(await this.memberships.roleOf(actor.userId, query.space_id))) {
+        throw new NotFound('space', query.space_id);
+      }
+      qb.andWhere(this.memberships.memberOfSql('u.id', { spaceParam: 'spaceId' }), {
+        spaceId: query.space_id,
+      });
+    } else if (!actor.isSuperadmin) {
+      qb.andWhere(
+        new Brackets((w) =>
+          w.where('u.id = :self').orWhere(this.memberships.sharesSpaceWithSql('u.id', 'self')),
+        ),
+        { self: actor.userId },
+      );
+    }
     if (query.q) {
       const pattern = likePattern(query.q);
       qb.andWhere(
@@ -219,10 +256,26 @@ export class UsersService {
   }
 
   async getDetail(actor: Actor, id: string): Promise<UserDetailResponse> {
-    if (!actor.isSuperadmin && actor.userId !== id) throw new NotFound('user', id);
+    const seesAll = actor.isSuperadmin || actor.userId === id;
+    let spaces = await this.memberships.spacesOf(id);
+    if (!seesAll) {
+      // Others see only the spaces they share; users who share none do not exist for them.
+      const mine = new Set((await this.memberships.spacesOf(actor.userId)).map((s) => s.id));
+      spaces = spaces.filter((s) => mine.has(s.id));
+      if (!spaces.length) throw new NotFound('user', id);
+    }
     const user = await this.users.findOneBy({ id });
     if (!user) throw new NotFound('user', id);
-    return { ...toUserResponse(user), spaces: [], governance_roles: [] };
+    const roles = await this.governance.rolesOf(id, seesAll ? null : spaces.map((s) => s.id));
+    return {
+      ...toUserResponse(user),
+      spaces: spaces.map((s) => ({ id: s.id, name: s.name, role: s.role })),
+      governance_roles: roles.map((r) => ({
+        product_id: r.productId,
+        product_name: r.productName,
+        role: r.role,
+      })),
+    };
   }
 
   async update(actor: Actor, id: string, dto: UpdateUserDto): Promise<UserResponse> {

@@ -10,6 +10,55 @@ export interface DomainEventMap {
   'user.deactivated': { user_id: string };
   'api_key.created': { api_key_id: string; user_id: string; name: string; rate_limit_tier: string };
   'api_key.revoked': { api_key_id: string; user_id: string; reason: string };
+
+  // Spaces and members.
+  'space.created': { space_id: string; name: string; slug: string };
+  'space.updated': { space_id: string; changed: string[] };
+  'space.features_changed': { space_id: string; features: Record<string, boolean>; changed: string[] };
+  'space.deleted': { space_id: string; name: string; slug: string };
+  'space.member_added': { space_id: string; user_id: string; role: string };
+  'space.member_role_changed': { space_id: string; user_id: string; role: string; previous_role: string };
+  'space.member_removed': { space_id: string; user_id: string; role: string };
+
+  // Metadata configuration (criticality levels, sensitivity levels, maintenance statuses).
+  'metadata_config.changed': {
+    space_id: string;
+    collection: 'criticality-levels' | 'sensitivity-levels' | 'maintenance-statuses';
+    action: 'created' | 'updated' | 'deleted' | 'seeded';
+    item_ids: string[];
+  };
+
+  // Catalog.
+  'product.created': ProductEventData;
+  'product.updated': ProductEventData & { changed: string[] };
+  'product.deleted': { product_id: string; space_id: string; name: string };
+  'lineage.changed': {
+    space_id: string;
+    action: 'added' | 'removed';
+    upstream_id: string;
+    downstream_id: string;
+  };
+  'access_request.submitted': AccessRequestEventData;
+  'access_request.approved': AccessRequestEventData & { expires_at: string | null; decided_by: string };
+  'access_request.rejected': AccessRequestEventData & { reason: string; decided_by: string };
+}
+
+export interface ProductEventData {
+  product_id: string;
+  space_id: string;
+  name: string;
+  product_type: string;
+  owner_ids: string[];
+  steward_ids: string[];
+}
+
+export interface AccessRequestEventData {
+  request_id: string;
+  space_id: string;
+  product_id: string;
+  product_name: string;
+  requester_id: string;
+  access_level: string;
 }
 
 export type DomainEventType = keyof DomainEventMap;
@@ -36,6 +85,53 @@ export const EVENT_CATALOG = {
   'user.deactivated': { category: 'users', description: 'An account was deactivated.', scope: 'platform' },
   'api_key.created': { category: 'api_keys', description: 'A user created an API key.', scope: 'platform' },
   'api_key.revoked': { category: 'api_keys', description: 'An API key was revoked.', scope: 'platform' },
+  'space.created': { category: 'spaces', description: 'A space was created.', scope: 'space' },
+  'space.updated': {
+    category: 'spaces',
+    description: "A space's name or description changed.",
+    scope: 'space',
+  },
+  'space.features_changed': {
+    category: 'spaces',
+    description: "A space's feature switches changed.",
+    scope: 'space',
+  },
+  'space.deleted': { category: 'spaces', description: 'A space was deleted.', scope: 'space' },
+  'space.member_added': { category: 'spaces', description: 'A user joined the space.', scope: 'space' },
+  'space.member_role_changed': {
+    category: 'spaces',
+    description: "A member's role changed.",
+    scope: 'space',
+  },
+  'space.member_removed': { category: 'spaces', description: 'A member left the space.', scope: 'space' },
+  'metadata_config.changed': {
+    category: 'metadata_config',
+    description: 'Criticality levels, sensitivity levels or maintenance statuses changed.',
+    scope: 'space',
+  },
+  'product.created': { category: 'catalog', description: 'A data product was created.', scope: 'space' },
+  'product.updated': { category: 'catalog', description: 'A data product changed.', scope: 'space' },
+  'product.deleted': { category: 'catalog', description: 'A data product was deleted.', scope: 'space' },
+  'lineage.changed': {
+    category: 'catalog',
+    description: 'A lineage edge was added or removed.',
+    scope: 'space',
+  },
+  'access_request.submitted': {
+    category: 'access_requests',
+    description: 'Someone asked for access to a product.',
+    scope: 'space',
+  },
+  'access_request.approved': {
+    category: 'access_requests',
+    description: 'An access request was approved.',
+    scope: 'space',
+  },
+  'access_request.rejected': {
+    category: 'access_requests',
+    description: 'An access request was rejected.',
+    scope: 'space',
+  },
 } satisfies Record<DomainEventType, EventCatalogEntry>;
 
 export function isDomainEventType(value: string): value is DomainEventType {

@@ -66,7 +66,10 @@ export class ListUsersQuery {
   @StringField({ optional: true, max: 200, description: 'Part of the name or email.' })
   search?: string;
 
-  @EnumField(['admin', 'editor', 'viewer'], { optional: true, description: 'Space role; needs `space_id`.' })
+  @EnumField(['admin', 'editor', 'viewer'], {
+    optional: true,
+    description: 'Space role in `space_id` (or in any space, for superadmins without `space_id`).',
+  })
   role?: string;
 
   @QueryIntField({ min: 1, default: 1, description: '1-based page number.' })

@@ -1,0 +1,52 @@
+import {
+  applyDecorators,
+  CanActivate,
+  ExecutionContext,
+  Injectable,
+  SetMetadata,
+  UseGuards,
+} from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import { ApiBearerAuth, ApiExtension } from '@nestjs/swagger';
+import type { Request } from 'express';
+import { ACCESS_POLICY, AccessPolicy } from '../auth/access-policy';
+import { Unauthorized } from '../errors/domain-error';
+import { ApiProblems } from '../openapi/api-problems.decorator';
+import { SpaceAccessPort, SpaceRoleName } from './space-access.port';
+
+/**
+ * Resolves `:slug` for a `@SpaceRole` route: one indexed query joining the
+ * space and the caller's membership. Non-member 404, role too low 403. The
+ * result goes on the request for `@CurrentSpace()`.
+ */
+@Injectable()
+export class SpaceRoleGuard implements CanActivate {
+  constructor(
+    private readonly reflector: Reflector,
+    private readonly access: SpaceAccessPort,
+  ) {}
+
+  async canActivate(context: ExecutionContext): Promise<boolean> {
+    const policy = this.reflector.get<AccessPolicy | undefined>(ACCESS_POLICY, context.getHandler());
+    if (policy?.kind !== 'space') return true;
+    const request = context.switchToHttp().getRequest<Request>();
+    if (!request.actor) throw new Unauthorized();
+    const slug = String(request.params.slug ?? '');
+    request.spaceAccess = await this.access.requireRole(request.actor, slug, policy.role);
+    return true;
+  }
+}
+
+/**
+ * The route lives under `{slug}` and needs at least this space role
+ * (`viewer` for reads, `editor` for edit access, `admin` for Space Admin).
+ */
+export function SpaceRole(role: SpaceRoleName) {
+  return applyDecorators(
+    SetMetadata(ACCESS_POLICY, { kind: 'space', role } satisfies AccessPolicy),
+    UseGuards(SpaceRoleGuard),
+    ApiBearerAuth('bearer'),
+    ApiExtension('x-required-space-role', role),
+    ApiProblems(401, 403, 404),
+  );
+}

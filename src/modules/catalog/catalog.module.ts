@@ -1,0 +1,30 @@
+import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { MetadataConfigModule } from '../metadata-config/metadata-config.module';
+import { UsersModule } from '../users/users.module';
+import { AccessRequestsController } from './access-requests.controller';
+import { AccessRequestsService } from './access-requests.service';
+import { AccessRequest } from './entities/access-request.entity';
+import { LineageEdge } from './entities/lineage-edge.entity';
+import { ProductCount } from './entities/product-count.entity';
+import { ProductRole } from './entities/product-role.entity';
+import { Product } from './entities/product.entity';
+import { GovernanceDirectoryModule } from './governance-directory.module';
+import { LineageController } from './lineage.controller';
+import { LineageService } from './lineage.service';
+import { ProductsController } from './products.controller';
+import { ProductsService } from './products.service';
+
+/** Data products, their governance roles, lineage and access requests. SpaceAccessPort comes from the global SpacesModule. */
+@Module({
+  imports: [
+    TypeOrmModule.forFeature([Product, ProductRole, ProductCount, LineageEdge, AccessRequest]),
+    UsersModule,
+    MetadataConfigModule,
+    GovernanceDirectoryModule,
+  ],
+  controllers: [ProductsController, LineageController, AccessRequestsController],
+  providers: [ProductsService, LineageService, AccessRequestsService],
+  exports: [ProductsService, LineageService],
+})
+export class CatalogModule {}

@@ -1,0 +1,69 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { EnumField, QueryIntField, UuidField } from '../../../common/validation/field.decorators';
+import { CatalogSlugParams } from './product.requests';
+
+export const LINEAGE_DIRECTIONS = ['upstream', 'downstream', 'both'] as const;
+export type LineageDirection = (typeof LINEAGE_DIRECTIONS)[number];
+
+export class CreateLineageEdgeDto {
+  @UuidField({ description: 'A product of the space; data flows from it.' })
+  upstream_id: string;
+
+  @UuidField({ description: 'A product of the space; data flows into it.' })
+  downstream_id: string;
+}
+
+export class LineageEdgeParams extends CatalogSlugParams {
+  @UuidField()
+  upstream_id: string;
+
+  @UuidField()
+  downstream_id: string;
+}
+
+export class LineageQuery {
+  @EnumField(LINEAGE_DIRECTIONS, { optional: true, default: 'both', enumName: 'LineageDirection' })
+  direction?: LineageDirection = 'both';
+
+  @QueryIntField({ min: 1, max: 20, default: 3, description: 'How many hops to follow (1 to 20).' })
+  depth?: number = 3;
+}
+
+export class LineageEdgeResponse {
+  @ApiProperty({ format: 'uuid' })
+  upstream_id: string;
+
+  @ApiProperty({ format: 'uuid' })
+  downstream_id: string;
+}
+
+export class LineageEdgeCreatedResponse extends LineageEdgeResponse {
+  @ApiProperty({ format: 'uuid' })
+  space_id: string;
+
+  @ApiProperty({ format: 'date-time' })
+  created_at: string;
+}
+
+export class LineageNode {
+  @ApiProperty({ format: 'uuid' })
+  id: string;
+
+  @ApiProperty()
+  name: string;
+
+  @ApiProperty({
+    type: 'integer',
+    description:
+      'Hops from the product (0 for the product itself), in either direction; the shortest walk counts.',
+  })
+  depth: number;
+}
+
+export class LineageGraphResponse {
+  @ApiProperty({ type: LineageNode, isArray: true })
+  nodes: LineageNode[];
+
+  @ApiProperty({ type: LineageEdgeResponse, isArray: true })
+  edges: LineageEdgeResponse[];
+}

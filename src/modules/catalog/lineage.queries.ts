@@ -1,0 +1,96 @@
+import type { EntityManager } from 'typeorm';
+import type { AncestorPair } from './lineage-graph';
+
+export interface GraphRows {
+  nodes: { id: string; name: string; depth: number }[];
+  edges: { upstream_id: string; downstream_id: string }[];
+}
+
+/**
+ * The recursive walks over `lineage_edges`. Downstream steps use the primary
+ * key (upstream_id, downstream_id), upstream steps the (downstream_id,
+ * upstream_id) index. Walks that only collect ids use UNION on the id alone,
+ * so each product is visited once and the walk ends on any graph.
+ */
+export class LineageQueries {
+  /**
+   * The lineage graph around a product in one statement: a depth-limited
+   * walk per direction (each step an index lookup), every product reached at
+   * its shortest distance with its name, and every edge between two of them.
+   */
+  static async graph(
+    em: EntityManager,
+    productId: string,
+    directions: ('upstream' | 'downstream')[],
+    maxDepth: number,
+  ): Promise<GraphRows> {
+    const walks = directions.map((direction) => {
+      const [from, to] =
+        direction === 'downstream' ? ['upstream_id', 'downstream_id'] : ['downstream_id', 'upstream_id'];
+      return `${direction}(id, depth) AS (
+         SELECT $1::uuid, 0
+         UNION
+         SELECT e.${to}, w.depth + 1 FROM ${direction} w JOIN lineage_edges e ON e.${from} = w.id WHERE w.depth < $2
+       )`;
+    });
+    const reached = directions.map((direction) => `SELECT id, depth FROM ${direction}`).join(' UNION ALL ');
+    const rows = (await em.query(
+      `WITH RECURSIVE ${walks.join(', ')},
+       nodes AS MATERIALIZED (SELECT id, min(depth) AS depth FROM (${reached}) r GROUP BY id)
+       SELECT n.id AS a, p.name AS b, n.depth::int AS depth
+         FROM nodes n JOIN products p ON p.id = n.id
+       UNION ALL
+       SELECT e.upstream_id, e.downstream_id::text, NULL
+         FROM nodes n JOIN lineage_edges e ON e.upstream_id = n.id
+        WHERE e.downstream_id IN (SELECT id FROM nodes)`,
+      [productId, maxDepth],
+    )) as { a: string; b: string; depth: number | null }[];
+    const graph: GraphRows = { nodes: [], edges: [] };
+    for (const row of rows) {
+      if (row.depth === null) graph.edges.push({ upstream_id: row.a, downstream_id: row.b });
+      else graph.nodes.push({ id: row.a, name: row.b, depth: row.depth });
+    }
+    return graph;
+  }
+
+  /** Every product downstream of `productId`, any depth (itself excluded). */
+  static async downstreamIds(em: EntityManager, productId: string): Promise<string[]> {
+    const rows = (await em.query(
+      `WITH RECURSIVE down(id) AS (
+         SELECT downstream_id FROM lineage_edges WHERE upstream_id = $1
+         UNION
+         SELECT e.downstream_id FROM down d JOIN lineage_edges e ON e.upstream_id = d.id
+       )
+       SELECT id FROM down WHERE id <> $1`,
+      [productId],
+    )) as { id: string }[];
+    return rows.map((row) => row.id);
+  }
+
+  /** Whether `to` is downstream of `from` (any depth); stops at the first hit. */
+  static async reaches(em: EntityManager, from: string, to: string): Promise<boolean> {
+    const rows = (await em.query(
+      `WITH RECURSIVE down(id) AS (
+         SELECT downstream_id FROM lineage_edges WHERE upstream_id = $1
+         UNION
+         SELECT e.downstream_id FROM down d JOIN lineage_edges e ON e.upstream_id = d.id
+       )
+       SELECT 1 FROM down WHERE id = $2 LIMIT 1`,
+      [from, to],
+    )) as unknown[];
+    return rows.length > 0;
+  }
+
+  /** (product, ancestor) for every member of `ids` and every member that is upstream of it. */
+  static async ancestorPairsWithin(em: EntityManager, ids: string[]): Promise<AncestorPair[]> {
+    return (await em.query(
+      `WITH RECURSIVE up(product, ancestor) AS (
+         SELECT e.downstream_id, e.upstream_id FROM lineage_edges e WHERE e.downstream_id = ANY($1::uuid[])
+         UNION
+         SELECT u.product, e.upstream_id FROM up u JOIN lineage_edges e ON e.downstream_id = u.ancestor
+       )
+       SELECT product, ancestor FROM up WHERE ancestor = ANY($1::uuid[])`,
+      [ids],
+    )) as AncestorPair[];
+  }
+}

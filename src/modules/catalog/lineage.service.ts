@@ -1,0 +1,145 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, EntityManager, In } from 'typeorm';
+import type { Actor } from '../../common/auth/actor';
+import { Conflict, FieldError, NotFound, ValidationFailed } from '../../common/errors/domain-error';
+import type { SpaceAccess } from '../../common/permissions/space-access.port';
+import { TransactionRunner } from '../../database/transaction-runner';
+import { OutboxService } from '../../platform/outbox/outbox.service';
+import {
+  CreateLineageEdgeDto,
+  LineageEdgeCreatedResponse,
+  LineageGraphResponse,
+  LineageQuery,
+} from './dto/lineage.dto';
+import { LineageEdge } from './entities/lineage-edge.entity';
+import { Product } from './entities/product.entity';
+import { pickMostUpstream } from './lineage-graph';
+import { LineageQueries } from './lineage.queries';
+
+@Injectable()
+export class LineageService {
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly tx: TransactionRunner,
+    private readonly outbox: OutboxService,
+  ) {}
+
+  async addEdge(
+    actor: Actor,
+    access: SpaceAccess,
+    dto: CreateLineageEdgeDto,
+  ): Promise<LineageEdgeCreatedResponse> {
+    const spaceId = access.space.id;
+    const { upstream_id: upstreamId, downstream_id: downstreamId } = dto;
+    return this.tx.run(async (em) => {
+      // Edge writes of one space are serialised, so two concurrent edges cannot close a cycle together.
+      await em.query(`SELECT pg_advisory_xact_lock(hashtext($1))`, [`lineage:${spaceId}`]);
+      const found = new Set(
+        (
+          await em.getRepository(Product).find({
+            select: { id: true },
+            where: { id: In([upstreamId, downstreamId]), spaceId },
+          })
+        ).map((p) => p.id),
+      );
+      const errors: FieldError[] = [];
+      if (!found.has(upstreamId))
+        errors.push({ field: 'upstream_id', message: 'upstream_id must name a product of this space.' });
+      if (!found.has(downstreamId)) {
+        errors.push({ field: 'downstream_id', message: 'downstream_id must name a product of this space.' });
+      }
+      if (errors.length) throw new ValidationFailed(errors);
+      if (upstreamId === downstreamId) {
+        throw new Conflict(
+          'A product cannot be its own upstream: that edge would close a cycle.',
+          'lineage_cycle',
+        );
+      }
+      const edges = em.getRepository(LineageEdge);
+      if (await edges.existsBy({ upstreamId, downstreamId })) {
+        throw new Conflict('This lineage edge already exists.', 'lineage_edge_exists');
+      }
+      if (await LineageQueries.reaches(em, downstreamId, upstreamId)) {
+        throw new Conflict(
+          'The edge would close a cycle: the upstream product is already downstream of the downstream product.',
+          'lineage_cycle',
+        );
+      }
+      const edge = await edges.save(
+        edges.create({ upstreamId, downstreamId, spaceId, createdBy: actor.userId }),
+      );
+      await this.outbox.append(em, {
+        type: 'lineage.changed',
+        spaceId,
+        actorId: actor.userId,
+        data: { space_id: spaceId, action: 'added', upstream_id: upstreamId, downstream_id: downstreamId },
+      });
+      return {
+        upstream_id: edge.upstreamId,
+        downstream_id: edge.downstreamId,
+        space_id: spaceId,
+        created_at: edge.createdAt.toISOString(),
+      };
+    });
+  }
+
+  async removeEdge(
+    actor: Actor,
+    access: SpaceAccess,
+    upstreamId: string,
+    downstreamId: string,
+  ): Promise<void> {
+    const spaceId = access.space.id;
+    await this.tx.run(async (em) => {
+      const result = await em.getRepository(LineageEdge).delete({ upstreamId, downstreamId, spaceId });
+      if (!result.affected) throw new NotFound('lineage edge');
+      await this.outbox.append(em, {
+        type: 'lineage.changed',
+        spaceId,
+        actorId: actor.userId,
+        data: { space_id: spaceId, action: 'removed', upstream_id: upstreamId, downstream_id: downstreamId },
+      });
+    });
+  }
+
+  async graph(
+    _actor: Actor,
+    access: SpaceAccess,
+    productId: string,
+    query: LineageQuery,
+  ): Promise<LineageGraphResponse> {
+    const em = this.dataSource.manager;
+    if (!(await em.getRepository(Product).existsBy({ id: productId, spaceId: access.space.id }))) {
+      throw new NotFound('product', productId);
+    }
+    const direction = query.direction ?? 'both';
+    const directions = direction === 'both' ? (['downstream', 'upstream'] as const) : ([direction] as const);
+    const graph = await LineageQueries.graph(em, productId, [...directions], query.depth ?? 3);
+    // Nearest first, then by name (plain code-point order: thousands of nodes, no collation cost).
+    graph.nodes.sort((a, b) => a.depth - b.depth || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    return graph;
+  }
+
+  // For other modules (incident correlation, blast radius, notifications).
+
+  /** Blast radius: every product downstream of `productId`, at any depth (itself excluded). */
+  downstreamOf(productId: string, em?: EntityManager): Promise<string[]> {
+    return LineageQueries.downstreamIds(em ?? this.dataSource.manager, productId);
+  }
+
+  /** Whether two products are linked by lineage in either direction (any depth), or are the same product. */
+  async connected(a: string, b: string, em?: EntityManager): Promise<boolean> {
+    if (a === b) return true;
+    const manager = em ?? this.dataSource.manager;
+    return (await LineageQueries.reaches(manager, a, b)) || (await LineageQueries.reaches(manager, b, a));
+  }
+
+  /** The most upstream of these products (see pickMostUpstream); null for none. */
+  async mostUpstream(productIds: string[], em?: EntityManager): Promise<string | null> {
+    const ids = [...new Set(productIds)];
+    if (ids.length <= 1) return ids[0] ?? null;
+    const pairs = await LineageQueries.ancestorPairsWithin(em ?? this.dataSource.manager, ids);
+    return pickMostUpstream(ids, pairs);
+  }
+}

@@ -1,0 +1,155 @@
+import type { EntityManager } from 'typeorm';
+import { PersonRef, ProductResponse } from './dto/product.responses';
+
+/** Filters of the product list; each one given narrows it (AND). */
+export interface ProductFilters {
+  /** Already a LIKE pattern. */
+  pattern?: string;
+  tag?: string;
+  ownerId?: string;
+  productType?: string;
+  criticalityIds?: string[];
+}
+
+interface ProductRow {
+  id: string;
+  space_id: string;
+  name: string;
+  description: string | null;
+  product_type: string;
+  domain: string | null;
+  tags: string[];
+  criticality: string | null;
+  sensitivity: string | null;
+  maintenance_status: string | null;
+  sla_freshness_minutes: number | null;
+  attributes: Record<string, unknown>;
+  logging_event_types: string[];
+  logging_last_reviewed: Date | null;
+  logging_notes: string | null;
+  created_at: Date;
+  updated_at: Date;
+  people: { id: string; full_name: string; role: 'owner' | 'steward' }[];
+  /** Only on unfiltered pages: the space's product counter. */
+  counter_total?: number | null;
+}
+
+// The product read model in one statement: metadata value names (deleted values too, so products keep
+// showing them) and owners/stewards with their names, aggregated per product.
+const selectProducts = (extraColumns = '') => `
+  SELECT ${extraColumns} p.id, p.space_id, p.name, p.description, p.product_type, p.domain, p.tags,
+         crit.name AS criticality, sens.name AS sensitivity, maint.slug AS maintenance_status,
+         p.sla_freshness_minutes, p.attributes, p.logging_event_types, p.logging_last_reviewed,
+         p.logging_notes, p.created_at, p.updated_at,
+         COALESCE((
+           SELECT json_agg(json_build_object('id', u.id, 'full_name', concat_ws(' ', NULLIF(u.first_name, ''), NULLIF(u.last_name, '')), 'role', r.role)
+                           ORDER BY u.first_name, u.last_name, u.id)
+             FROM product_roles r JOIN users u ON u.id = r.user_id
+            WHERE r.product_id = p.id
+         ), '[]') AS people
+    FROM products p
+    LEFT JOIN criticality_levels crit ON crit.id = p.criticality_id
+    LEFT JOIN sensitivity_levels sens ON sens.id = p.sensitivity_id
+    LEFT JOIN maintenance_statuses maint ON maint.id = p.maintenance_status_id`;
+
+function toResponse(row: ProductRow): ProductResponse {
+  const owners: PersonRef[] = [];
+  const stewards: PersonRef[] = [];
+  for (const person of row.people) {
+    (person.role === 'owner' ? owners : stewards).push({ id: person.id, full_name: person.full_name });
+  }
+  return {
+    id: row.id,
+    space_id: row.space_id,
+    name: row.name,
+    description: row.description,
+    product_type: row.product_type,
+    domain: row.domain,
+    tags: row.tags,
+    criticality: row.criticality,
+    sensitivity: row.sensitivity,
+    maintenance_status: row.maintenance_status,
+    owners,
+    stewards,
+    sla_freshness_minutes: row.sla_freshness_minutes,
+    attributes: row.attributes,
+    logging_event_types: row.logging_event_types,
+    logging_last_reviewed: row.logging_last_reviewed?.toISOString() ?? null,
+    logging_notes: row.logging_notes,
+    created_at: row.created_at.toISOString(),
+    updated_at: row.updated_at.toISOString(),
+  };
+}
+
+/**
+ * Reads of the product read model. They are the catalog's hot path (lists
+ * and gets on large spaces), so they are plain SQL: one statement per read,
+ * served by products_space_name_key (space, order), the trigram, tag and
+ * type indexes, and the product_roles primary key.
+ */
+export class ProductQueries {
+  static async one(em: EntityManager, spaceId: string, productId: string): Promise<ProductResponse | null> {
+    const rows = (await em.query(`${selectProducts()} WHERE p.id = $1 AND p.space_id = $2`, [
+      productId,
+      spaceId,
+    ])) as ProductRow[];
+    return rows[0] ? toResponse(rows[0]) : null;
+  }
+
+  static async byIds(em: EntityManager, ids: string[]): Promise<ProductResponse[]> {
+    const rows = (await em.query(`${selectProducts()} WHERE p.id = ANY($1::uuid[])`, [ids])) as ProductRow[];
+    return rows.map(toResponse);
+  }
+
+  /**
+   * A page in name order (case-insensitive) and how many products match: a
+   * count when filters are given, else the space's product counter, read in
+   * the same statement. `total` is null when that is unknown (an empty page
+   * of an unfiltered list, or a space without a counter yet).
+   */
+  static async page(
+    em: EntityManager,
+    spaceId: string,
+    filters: ProductFilters,
+    skip: number,
+    limit: number,
+  ): Promise<{ items: ProductResponse[]; total: number | null }> {
+    const params: unknown[] = [spaceId];
+    const where = ['p.space_id = $1'];
+    const param = (value: unknown) => `$${params.push(value)}`;
+    if (filters.pattern !== undefined) {
+      where.push(`(p.name || ' ' || coalesce(p.description, '')) ILIKE ${param(filters.pattern)}`);
+    }
+    if (filters.tag !== undefined) where.push(`p.tags @> ARRAY[${param(filters.tag)}]::text[]`);
+    if (filters.ownerId !== undefined) {
+      where.push(
+        `p.id IN (SELECT o.product_id FROM product_roles o WHERE o.user_id = ${param(filters.ownerId)} AND o.role = 'owner')`,
+      );
+    }
+    if (filters.productType !== undefined) where.push(`p.product_type = ${param(filters.productType)}`);
+    if (filters.criticalityIds !== undefined) {
+      where.push(`p.criticality_id = ANY(${param(filters.criticalityIds)}::uuid[])`);
+    }
+    const condition = where.join(' AND ');
+    const filtered = where.length > 1;
+    const countParams = [...params];
+    const counter = filtered
+      ? ''
+      : '(SELECT c.total FROM product_counts c WHERE c.space_id = $1) AS counter_total,';
+    const rows = (await em.query(
+      `${selectProducts(counter)} WHERE ${condition} ORDER BY lower(p.name) LIMIT ${param(limit)} OFFSET ${param(skip)}`,
+      params,
+    )) as ProductRow[];
+    let total = rows[0]?.counter_total ?? null;
+    if (filtered) {
+      const [count] = (await em.query(
+        `SELECT count(*)::int AS n FROM products p WHERE ${condition}`,
+        countParams,
+      )) as {
+        n: number;
+      }[];
+      total = count.n;
+    }
+    return { items: rows.map(toResponse), total };
+  }
+}

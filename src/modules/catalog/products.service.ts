@@ -1,0 +1,380 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, EntityManager } from 'typeorm';
+import type { Actor } from '../../common/auth/actor';
+import { FieldError, NotFound, ValidationFailed } from '../../common/errors/domain-error';
+import type { Page } from '../../common/http/page.dto';
+import { SpaceAccess, SpaceAccessPort } from '../../common/permissions/space-access.port';
+import { TransactionRunner } from '../../database/transaction-runner';
+import { AuditService } from '../../platform/audit/audit.service';
+import { OutboxService } from '../../platform/outbox/outbox.service';
+import { MetadataConfigService } from '../metadata-config/metadata-config.service';
+import { likePattern } from '../users/users.service';
+import { ProductNameTaken } from './catalog.errors';
+import { CreateProductDto, ListProductsQuery, UpdateProductDto } from './dto/product.requests';
+import { ProductResponse } from './dto/product.responses';
+import { ProductCount } from './entities/product-count.entity';
+import { GovernanceRole, ProductRole } from './entities/product-role.entity';
+import { Product, ProductType } from './entities/product.entity';
+import { ProductFilters, ProductQueries } from './products.queries';
+
+/** Owner and steward ids of a product, for modules that notify them. */
+export interface ProductGovernance {
+  productId: string;
+  ownerIds: string[];
+  stewardIds: string[];
+}
+
+/** What a connector sync knows of a table. */
+export interface DatasetInput {
+  name: string;
+  description?: string | null;
+  /** Merged into the product's attributes (e.g. `{schema: {...}}`). */
+  attributes: Record<string, unknown>;
+}
+
+@Injectable()
+export class ProductsService {
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly access: SpaceAccessPort,
+    private readonly metadata: MetadataConfigService,
+    private readonly tx: TransactionRunner,
+    private readonly outbox: OutboxService,
+    private readonly audit: AuditService,
+  ) {}
+
+  // Routes.
+
+  async create(actor: Actor, access: SpaceAccess, dto: CreateProductDto): Promise<ProductResponse> {
+    const spaceId = access.space.id;
+    return this.tx.run(async (em) => {
+      await this.assertNameFree(em, spaceId, dto.name);
+      // Every invalid reference is reported in one 422.
+      const errors: FieldError[] = [];
+      const ids = await this.metadata.resolveForProduct(em, spaceId, dto, {}, errors);
+      await this.checkMembers(em, spaceId, dto.owner_ids, 'owner_ids', errors);
+      await this.checkMembers(em, spaceId, dto.steward_ids, 'steward_ids', errors);
+      if (errors.length) throw new ValidationFailed(errors);
+      const repo = em.getRepository(Product);
+      const product = await repo.save(
+        repo.create({
+          spaceId,
+          name: dto.name,
+          description: dto.description ?? null,
+          productType: (dto.product_type ?? 'dataset') as ProductType,
+          domain: dto.domain ?? null,
+          tags: dto.tags ?? [],
+          criticalityId: ids.criticalityId ?? null,
+          sensitivityId: ids.sensitivityId ?? null,
+          maintenanceStatusId: ids.maintenanceStatusId ?? null,
+          slaFreshnessMinutes: dto.sla_freshness_minutes ?? null,
+          attributes: dto.attributes ?? {},
+          loggingEventTypes: dto.logging_event_types ?? [],
+          loggingLastReviewed: dto.logging_last_reviewed ?? null,
+          loggingNotes: dto.logging_notes ?? null,
+          createdBy: actor.userId,
+        }),
+      );
+      await this.setRoles(em, product.id, 'owner', dto.owner_ids ?? []);
+      await this.setRoles(em, product.id, 'steward', dto.steward_ids ?? []);
+      await this.countProducts(em, spaceId, +1);
+      const response = await this.load(em, spaceId, product.id);
+      await this.outbox.append(em, {
+        type: 'product.created',
+        spaceId,
+        actorId: actor.userId,
+        data: eventData(response),
+      });
+      return response;
+    });
+  }
+
+  async list(_actor: Actor, access: SpaceAccess, query: ListProductsQuery): Promise<Page<ProductResponse>> {
+    const spaceId = access.space.id;
+    const em = this.dataSource.manager;
+    const filters: ProductFilters = {
+      pattern: query.q ? likePattern(query.q) : undefined,
+      tag: query.tag,
+      ownerId: query.owner_id,
+      productType: query.product_type,
+    };
+    if (query.criticality) {
+      filters.criticalityIds = await this.metadata.idsNamed(spaceId, 'criticality-levels', query.criticality);
+      if (!filters.criticalityIds.length) return { items: [], total: 0 };
+    }
+    const { items, total } = await ProductQueries.page(
+      em,
+      spaceId,
+      filters,
+      query.skip ?? 0,
+      query.limit ?? 50,
+    );
+    // Unfiltered, the total is the space's product counter rather than a count over all its rows.
+    return { items, total: total ?? (await this.productCount(em, spaceId)) };
+  }
+
+  async get(_actor: Actor, access: SpaceAccess, productId: string): Promise<ProductResponse> {
+    return this.load(this.dataSource.manager, access.space.id, productId);
+  }
+
+  async update(
+    actor: Actor,
+    access: SpaceAccess,
+    productId: string,
+    dto: UpdateProductDto,
+  ): Promise<ProductResponse> {
+    const spaceId = access.space.id;
+    return this.tx.run(async (em) => {
+      const product = await em
+        .getRepository(Product)
+        .findOne({ where: { id: productId, spaceId }, lock: { mode: 'pessimistic_write' } });
+      if (!product) throw new NotFound('product', productId);
+      const changed: string[] = [];
+      if (dto.name !== undefined && dto.name !== product.name) {
+        if (dto.name.toLowerCase() !== product.name.toLowerCase()) {
+          await this.assertNameFree(em, spaceId, dto.name, product.id);
+        }
+        product.name = dto.name;
+        changed.push('name');
+      }
+      const errors: FieldError[] = [];
+      const ids = await this.metadata.resolveForProduct(em, spaceId, dto, product, errors);
+      await this.checkMembers(em, spaceId, dto.owner_ids, 'owner_ids', errors);
+      await this.checkMembers(em, spaceId, dto.steward_ids, 'steward_ids', errors);
+      if (errors.length) throw new ValidationFailed(errors);
+
+      const assign = <K extends keyof Product>(key: K, value: Product[K] | undefined, field: string) => {
+        if (value === undefined) return;
+        const same = JSON.stringify(product[key]) === JSON.stringify(value);
+        if (same) return;
+        product[key] = value;
+        changed.push(field);
+      };
+      assign('description', dto.description, 'description');
+      assign('productType', dto.product_type as ProductType | undefined, 'product_type');
+      assign('domain', dto.domain, 'domain');
+      assign('tags', dto.tags, 'tags');
+      assign('criticalityId', ids.criticalityId, 'criticality');
+      assign('sensitivityId', ids.sensitivityId, 'sensitivity');
+      assign('maintenanceStatusId', ids.maintenanceStatusId, 'maintenance_status');
+      assign('slaFreshnessMinutes', dto.sla_freshness_minutes, 'sla_freshness_minutes');
+      assign('attributes', dto.attributes, 'attributes');
+      assign('loggingEventTypes', dto.logging_event_types, 'logging_event_types');
+      assign('loggingLastReviewed', dto.logging_last_reviewed, 'logging_last_reviewed');
+      assign('loggingNotes', dto.logging_notes, 'logging_notes');
+      if (dto.owner_ids && (await this.setRoles(em, product.id, 'owner', dto.owner_ids)))
+        changed.push('owners');
+      if (dto.steward_ids && (await this.setRoles(em, product.id, 'steward', dto.steward_ids))) {
+        changed.push('stewards');
+      }
+      if (changed.length) {
+        product.updatedAt = new Date();
+        await em.getRepository(Product).save(product);
+      }
+      const response = await this.load(em, spaceId, product.id);
+      if (changed.length) {
+        await this.outbox.append(em, {
+          type: 'product.updated',
+          spaceId,
+          actorId: actor.userId,
+          data: { ...eventData(response), changed },
+        });
+      }
+      return response;
+    });
+  }
+
+  async delete(actor: Actor, access: SpaceAccess, productId: string): Promise<void> {
+    const spaceId = access.space.id;
+    await this.tx.run(async (em) => {
+      const product = await em
+        .getRepository(Product)
+        .findOne({ where: { id: productId, spaceId }, lock: { mode: 'pessimistic_write' } });
+      if (!product) throw new NotFound('product', productId);
+      // Governance roles, lineage edges and access requests go with it (foreign keys cascade).
+      await em.getRepository(Product).delete(product.id);
+      await this.countProducts(em, spaceId, -1);
+      await this.outbox.append(em, {
+        type: 'product.deleted',
+        spaceId,
+        actorId: actor.userId,
+        data: { product_id: product.id, space_id: spaceId, name: product.name },
+      });
+      await this.audit.record(em, actor, {
+        action: 'product.deleted',
+        resourceType: 'product',
+        resourceId: product.id,
+        spaceId,
+        details: { name: product.name },
+      });
+    });
+  }
+
+  // For other modules (quality, policies, risks, connectors, ...).
+
+  /** The product read model, or 404 when the product is not in the space. */
+  getInSpace(spaceId: string, productId: string, em?: EntityManager): Promise<ProductResponse> {
+    return this.load(em ?? this.dataSource.manager, spaceId, productId);
+  }
+
+  /** Read models of the products that exist among `ids`, in no particular order. */
+  findByIds(ids: string[], em?: EntityManager): Promise<ProductResponse[]> {
+    if (!ids.length) return Promise.resolve([]);
+    return ProductQueries.byIds(em ?? this.dataSource.manager, ids);
+  }
+
+  /** Owner and steward ids per product (products without any are left out). */
+  async ownersAndStewardsOf(productIds: string[], em?: EntityManager): Promise<ProductGovernance[]> {
+    if (!productIds.length) return [];
+    const roles = await (em ?? this.dataSource.manager)
+      .getRepository(ProductRole)
+      .createQueryBuilder('r')
+      .where('r.productId = ANY(:productIds)', { productIds })
+      .getMany();
+    const byProduct = new Map<string, ProductGovernance>();
+    for (const role of roles) {
+      const entry = byProduct.get(role.productId) ?? {
+        productId: role.productId,
+        ownerIds: [],
+        stewardIds: [],
+      };
+      (role.role === 'owner' ? entry.ownerIds : entry.stewardIds).push(role.userId);
+      byProduct.set(role.productId, entry);
+    }
+    return [...byProduct.values()];
+  }
+
+  /**
+   * Connector sync: creates a `dataset` product named after the table, or
+   * updates the product of that name (description when given, attributes
+   * merged). Runs in the caller's transaction.
+   */
+  async upsertDataset(
+    em: EntityManager,
+    actor: Actor | null,
+    spaceId: string,
+    input: DatasetInput,
+  ): Promise<{ product: ProductResponse; created: boolean }> {
+    const repo = em.getRepository(Product);
+    const existing = await repo
+      .createQueryBuilder('p')
+      .where('p.spaceId = :spaceId AND lower(p.name) = lower(:name)', { spaceId, name: input.name })
+      .setLock('pessimistic_write')
+      .getOne();
+    const actorId = actor?.userId ?? null;
+    if (existing) {
+      existing.attributes = { ...existing.attributes, ...input.attributes };
+      if (input.description !== undefined) existing.description = input.description;
+      existing.updatedAt = new Date();
+      await repo.save(existing);
+      const product = await this.load(em, spaceId, existing.id);
+      await this.outbox.append(em, {
+        type: 'product.updated',
+        spaceId,
+        actorId,
+        data: { ...eventData(product), changed: ['attributes'] },
+      });
+      return { product, created: false };
+    }
+    const saved = await repo.save(
+      repo.create({
+        spaceId,
+        name: input.name,
+        description: input.description ?? null,
+        productType: 'dataset',
+        attributes: input.attributes,
+        createdBy: actorId,
+      }),
+    );
+    await this.countProducts(em, spaceId, +1);
+    const product = await this.load(em, spaceId, saved.id);
+    await this.outbox.append(em, { type: 'product.created', spaceId, actorId, data: eventData(product) });
+    return { product, created: true };
+  }
+
+  // Internals.
+
+  private async load(em: EntityManager, spaceId: string, productId: string): Promise<ProductResponse> {
+    const product = await ProductQueries.one(em, spaceId, productId);
+    if (!product) throw new NotFound('product', productId);
+    return product;
+  }
+
+  private async assertNameFree(em: EntityManager, spaceId: string, name: string, exceptId?: string) {
+    const qb = em
+      .getRepository(Product)
+      .createQueryBuilder('p')
+      .where('p.spaceId = :spaceId AND lower(p.name) = lower(:name)', { spaceId, name });
+    if (exceptId) qb.andWhere('p.id <> :exceptId', { exceptId });
+    if (await qb.getExists()) throw new ProductNameTaken(name);
+  }
+
+  private async checkMembers(
+    em: EntityManager,
+    spaceId: string,
+    userIds: string[] | undefined,
+    field: string,
+    errors: FieldError[],
+  ): Promise<void> {
+    if (!userIds?.length) return;
+    const members = await this.access.membersAmong(spaceId, userIds, em);
+    const strangers = userIds.filter((id) => !members.has(id));
+    if (strangers.length) {
+      errors.push({
+        field,
+        message: `${field} must name members of the space; not members: ${strangers.join(', ')}.`,
+      });
+    }
+  }
+
+  /** Replaces the holders of one role; answers whether anything changed. */
+  private async setRoles(em: EntityManager, productId: string, role: GovernanceRole, userIds: string[]) {
+    const repo = em.getRepository(ProductRole);
+    const current = new Set((await repo.findBy({ productId, role })).map((r) => r.userId));
+    const wanted = new Set(userIds);
+    const gone = [...current].filter((id) => !wanted.has(id));
+    const added = [...wanted].filter((id) => !current.has(id));
+    if (gone.length) {
+      await repo
+        .createQueryBuilder()
+        .delete()
+        .where('product_id = :productId AND role = :role AND user_id = ANY(:gone)', { productId, role, gone })
+        .execute();
+    }
+    if (added.length) await repo.insert(added.map((userId) => ({ productId, userId, role })));
+    return gone.length > 0 || added.length > 0;
+  }
+
+  private async countProducts(em: EntityManager, spaceId: string, delta: 1 | -1): Promise<void> {
+    const [, updated] = (await em.query(`UPDATE product_counts SET total = total + $2 WHERE space_id = $1`, [
+      spaceId,
+      delta,
+    ])) as [unknown, number];
+    if (updated) return;
+    // First count for the space: count what is there (this transaction's change included).
+    await em.query(
+      `INSERT INTO product_counts (space_id, total)
+       SELECT $1, count(*) FROM products WHERE space_id = $1
+       ON CONFLICT (space_id) DO UPDATE SET total = product_counts.total + $2`,
+      [spaceId, delta],
+    );
+  }
+
+  private async productCount(em: EntityManager, spaceId: string): Promise<number> {
+    const counter = await em.getRepository(ProductCount).findOneBy({ spaceId });
+    if (counter) return counter.total;
+    return em.getRepository(Product).countBy({ spaceId });
+  }
+}
+
+function eventData(product: ProductResponse) {
+  return {
+    product_id: product.id,
+    space_id: product.space_id,
+    name: product.name,
+    product_type: product.product_type,
+    owner_ids: product.owners.map((o) => o.id),
+    steward_ids: product.stewards.map((s) => s.id),
+  };
+}

@@ -1,0 +1,76 @@
+import { PageQuery } from '../../../common/http/page.dto';
+import { SPACE_ROLES } from '../../../common/permissions/space-access.port';
+import {
+  BooleanField,
+  EnumField,
+  StringField,
+  TextField,
+  UuidField,
+} from '../../../common/validation/field.decorators';
+import { SLUG_PATTERN } from '../slug';
+
+export class CreateSpaceDto {
+  @TextField({ max: 200, example: 'Data Platform' })
+  name: string;
+
+  @StringField({
+    optional: true,
+    min: 2,
+    max: 63,
+    pattern: SLUG_PATTERN,
+    description:
+      'Lowercase letters, digits and hyphens, 2 to 63 characters, not starting with a hyphen, and not shaped like a UUID. ' +
+      'When left out it is derived from the name (accents dropped, other characters turned into hyphens), with `-2`, `-3`, ... appended while taken. ' +
+      'An explicit slug that is taken answers 409.',
+    example: 'data-platform',
+  })
+  slug?: string;
+
+  @StringField({ optional: true, nullable: true, max: 5000 })
+  description?: string | null;
+}
+
+/** Only the fields given change; the slug never changes. */
+export class UpdateSpaceDto {
+  @TextField({ optional: true, max: 200 })
+  name?: string;
+
+  @StringField({ optional: true, nullable: true, max: 5000 })
+  description?: string | null;
+}
+
+/** Flags to set; those left out keep their value. */
+export class UpdateSpaceFeaturesDto {
+  @BooleanField({
+    optional: true,
+    description: 'Quality incidents; when false, incident endpoints answer 403 naming the feature.',
+  })
+  'quality.incidents'?: boolean;
+}
+
+export class ListSpacesQuery extends PageQuery {}
+
+export class SpaceSlugParams {
+  @StringField({ max: 100, description: 'The space slug.' })
+  slug: string;
+}
+
+export class MemberParams extends SpaceSlugParams {
+  @UuidField()
+  user_id: string;
+}
+
+export class AddMemberDto {
+  @UuidField({ description: 'An active user.' })
+  user_id: string;
+
+  @EnumField(SPACE_ROLES, { enumName: 'SpaceRole' })
+  role: string;
+}
+
+export class UpdateMemberDto {
+  @EnumField(SPACE_ROLES, { enumName: 'SpaceRole' })
+  role: string;
+}
+
+export class ListMembersQuery extends PageQuery {}

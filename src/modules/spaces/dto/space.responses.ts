@@ -1,0 +1,58 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { SPACE_ROLES } from '../../../common/permissions/space-access.port';
+
+export class SpaceResponse {
+  @ApiProperty({ format: 'uuid' })
+  id: string;
+
+  @ApiProperty()
+  name: string;
+
+  @ApiProperty({ example: 'data-platform' })
+  slug: string;
+
+  @ApiProperty({ type: String, nullable: true })
+  description: string | null;
+
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: { type: 'boolean' },
+    example: { 'quality.incidents': true },
+    description: 'Feature flags; every known flag is present with its value (defaults filled in).',
+  })
+  features: Record<string, boolean>;
+
+  @ApiProperty({
+    enum: SPACE_ROLES,
+    enumName: 'SpaceRole',
+    nullable: true,
+    description: "The caller's role in the space; null for a superadmin who is not a member.",
+  })
+  role: string | null;
+
+  @ApiProperty({ format: 'date-time' })
+  created_at: string;
+
+  @ApiProperty({ format: 'date-time' })
+  updated_at: string;
+}
+
+export class MemberResponse {
+  @ApiProperty({ format: 'uuid' })
+  user_id: string;
+
+  @ApiProperty({ format: 'email' })
+  email: string;
+
+  @ApiProperty()
+  full_name: string;
+
+  @ApiProperty({ enum: SPACE_ROLES, enumName: 'SpaceRole' })
+  role: string;
+
+  @ApiProperty({ description: 'False when the account was deactivated.' })
+  is_active: boolean;
+
+  @ApiProperty({ format: 'date-time', description: 'When the user became a member.' })
+  joined_at: string;
+}

@@ -1,0 +1,106 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
+import {
+  ApiCreatedResponse,
+  ApiNoContentResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiTags,
+} from '@nestjs/swagger';
+import type { Actor } from '../../common/auth/actor';
+import { CurrentActor } from '../../common/auth/current-actor.decorator';
+import { PageOf } from '../../common/http/page.dto';
+import type { Page } from '../../common/http/page.dto';
+import { ApiProblems } from '../../common/openapi/api-problems.decorator';
+import { CurrentSpace } from '../../common/permissions/current-space.decorator';
+import type { SpaceAccess } from '../../common/permissions/space-access.port';
+import { SpaceRole } from '../../common/permissions/space-role.guard';
+import {
+  AddMemberDto,
+  ListMembersQuery,
+  MemberParams,
+  SpaceSlugParams,
+  UpdateMemberDto,
+} from './dto/space.requests';
+import { MemberResponse } from './dto/space.responses';
+import { MembersService } from './members.service';
+
+@ApiTags('Space members')
+@Controller('spaces/:slug/members')
+export class MembersController {
+  constructor(private readonly members: MembersService) {}
+
+  @Get()
+  @SpaceRole('admin')
+  @ApiOperation({
+    operationId: 'listSpaceMembers',
+    summary: 'List the members of a space (Space Admin)',
+    description: 'In the order they joined. `{items, total}` with `skip`/`limit`.',
+  })
+  @ApiOkResponse({ type: PageOf(MemberResponse) })
+  @ApiProblems(422)
+  list(
+    @CurrentActor() actor: Actor,
+    @CurrentSpace() access: SpaceAccess,
+    @Param() _params: SpaceSlugParams,
+    @Query() query: ListMembersQuery,
+  ): Promise<Page<MemberResponse>> {
+    return this.members.list(actor, access, query);
+  }
+
+  @Post()
+  @SpaceRole('admin')
+  @ApiOperation({
+    operationId: 'addSpaceMember',
+    summary: 'Add a user to a space with a role (Space Admin)',
+    description:
+      'A `user_id` that names no active user answers 422; a user who is already a member answers 409.',
+  })
+  @ApiCreatedResponse({ type: MemberResponse })
+  @ApiProblems(409, 422)
+  add(
+    @CurrentActor() actor: Actor,
+    @CurrentSpace() access: SpaceAccess,
+    @Param() _params: SpaceSlugParams,
+    @Body() dto: AddMemberDto,
+  ): Promise<MemberResponse> {
+    return this.members.add(actor, access, dto);
+  }
+
+  @Patch(':user_id')
+  @SpaceRole('admin')
+  @ApiOperation({
+    operationId: 'updateSpaceMember',
+    summary: "Change a member's role (Space Admin)",
+    description:
+      'Demoting the last admin of the space answers 409. Role changes are written to the audit log.',
+  })
+  @ApiOkResponse({ type: MemberResponse })
+  @ApiProblems(409, 422)
+  update(
+    @CurrentActor() actor: Actor,
+    @CurrentSpace() access: SpaceAccess,
+    @Param() params: MemberParams,
+    @Body() dto: UpdateMemberDto,
+  ): Promise<MemberResponse> {
+    return this.members.changeRole(actor, access, params.user_id, dto);
+  }
+
+  @Delete(':user_id')
+  @SpaceRole('admin')
+  @HttpCode(204)
+  @ApiOperation({
+    operationId: 'removeSpaceMember',
+    summary: 'Remove a member from a space (Space Admin)',
+    description:
+      'Removing the last admin answers 409. The product governance roles (owner, steward) the user holds in the space stay until changed on the products.',
+  })
+  @ApiNoContentResponse({ description: 'Removed.' })
+  @ApiProblems(409, 422)
+  async remove(
+    @CurrentActor() actor: Actor,
+    @CurrentSpace() access: SpaceAccess,
+    @Param() params: MemberParams,
+  ): Promise<void> {
+    await this.members.remove(actor, access, params.user_id);
+  }
+}

@@ -1,0 +1,76 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, EntityManager } from 'typeorm';
+import type { Actor } from '../../common/auth/actor';
+import {
+  roleAtLeast,
+  SpaceAccess,
+  SpaceAccessPort,
+  SpaceRef,
+  SpaceRoleName,
+} from '../../common/permissions/space-access.port';
+import { isUuid } from './slug';
+import { featuresWithDefaults } from './space-features';
+import { FeatureDisabled, SpaceNotFound, SpaceRoleTooLow } from './spaces.errors';
+
+interface AccessRow {
+  id: string;
+  slug: string;
+  name: string;
+  features: Record<string, boolean>;
+  role: SpaceRoleName | null;
+}
+
+const ROLE_LABEL: Record<SpaceRoleName, string> = {
+  admin: 'Space Admin',
+  editor: 'editor',
+  viewer: 'viewer',
+};
+
+@Injectable()
+export class SpaceAccessService extends SpaceAccessPort {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {
+    super();
+  }
+
+  async requireRole(
+    actor: Actor,
+    spaceIdOrSlug: string,
+    minRole: SpaceRoleName,
+    em?: EntityManager,
+  ): Promise<SpaceAccess> {
+    // One indexed query: the space by its unique slug (or id) and the caller's membership by primary key.
+    const column = isUuid(spaceIdOrSlug) ? 's.id' : 's.slug';
+    const rows = (await (em ?? this.dataSource).query(
+      `SELECT s.id, s.slug, s.name, s.features, m.role
+         FROM spaces s
+         LEFT JOIN space_memberships m ON m.space_id = s.id AND m.user_id = $2
+        WHERE ${column} = $1`,
+      [spaceIdOrSlug, actor.userId],
+    )) as AccessRow[];
+    const row = rows[0];
+    if (!row || (!row.role && !actor.isSuperadmin)) throw new SpaceNotFound(spaceIdOrSlug);
+    const space: SpaceRef = {
+      id: row.id,
+      slug: row.slug,
+      name: row.name,
+      features: featuresWithDefaults(row.features),
+    };
+    if (actor.isSuperadmin) return { space, role: row.role, effectiveRole: 'admin' };
+    if (!roleAtLeast(row.role, minRole)) throw new SpaceRoleTooLow(ROLE_LABEL[minRole]);
+    return { space, role: row.role, effectiveRole: row.role! };
+  }
+
+  requireFeature(space: SpaceRef, feature: string): void {
+    if (space.features[feature] === false) throw new FeatureDisabled(feature);
+  }
+
+  async membersAmong(spaceId: string, userIds: string[], em?: EntityManager): Promise<Set<string>> {
+    if (!userIds.length) return new Set();
+    const rows = (await (em ?? this.dataSource).query(
+      `SELECT user_id FROM space_memberships WHERE space_id = $1 AND user_id = ANY($2::uuid[])`,
+      [spaceId, userIds],
+    )) as { user_id: string }[];
+    return new Set(rows.map((row) => row.user_id));
+  }
+}

@@ -1,0 +1,30 @@
+import type { SpaceRoleName } from '../../common/permissions/space-access.port';
+import type { User } from '../users/entities/user.entity';
+import { MemberResponse, SpaceResponse } from './dto/space.responses';
+import type { SpaceMembership } from './entities/space-membership.entity';
+import type { Space } from './entities/space.entity';
+import { featuresWithDefaults } from './space-features';
+
+export function toSpaceResponse(space: Space, role: SpaceRoleName | null): SpaceResponse {
+  return {
+    id: space.id,
+    name: space.name,
+    slug: space.slug,
+    description: space.description,
+    features: featuresWithDefaults(space.features),
+    role,
+    created_at: space.createdAt.toISOString(),
+    updated_at: space.updatedAt.toISOString(),
+  };
+}
+
+export function toMemberResponse(membership: SpaceMembership, user: User): MemberResponse {
+  return {
+    user_id: user.id,
+    email: user.email,
+    full_name: user.fullName,
+    role: membership.role,
+    is_active: user.isActive,
+    joined_at: membership.createdAt.toISOString(),
+  };
+}

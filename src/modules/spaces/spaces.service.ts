@@ -1,0 +1,204 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { EntityManager, QueryFailedError, Repository } from 'typeorm';
+import type { Actor } from '../../common/auth/actor';
+import { Conflict, ValidationFailed } from '../../common/errors/domain-error';
+import type { Page } from '../../common/http/page.dto';
+import type { SpaceAccess, SpaceRoleName } from '../../common/permissions/space-access.port';
+import { jsonValue } from '../../database/json-column';
+import { TransactionRunner } from '../../database/transaction-runner';
+import { AuditService } from '../../platform/audit/audit.service';
+import { OutboxService } from '../../platform/outbox/outbox.service';
+import {
+  CreateSpaceDto,
+  ListSpacesQuery,
+  UpdateSpaceDto,
+  UpdateSpaceFeaturesDto,
+} from './dto/space.requests';
+import { SpaceResponse } from './dto/space.responses';
+import { SpaceMembership } from './entities/space-membership.entity';
+import { Space } from './entities/space.entity';
+import { firstFreeSlug, isUuid, slugify } from './slug';
+import { featuresWithDefaults, SPACE_FEATURES } from './space-features';
+import { SpaceNotFound } from './spaces.errors';
+import { toSpaceResponse } from './spaces.mapper';
+
+const DERIVE_ATTEMPTS = 3;
+
+function isUniqueViolation(error: unknown): boolean {
+  return error instanceof QueryFailedError && (error.driverError as { code?: string }).code === '23505';
+}
+
+@Injectable()
+export class SpacesService {
+  constructor(
+    @InjectRepository(Space) private readonly spaces: Repository<Space>,
+    private readonly tx: TransactionRunner,
+    private readonly outbox: OutboxService,
+    private readonly audit: AuditService,
+  ) {}
+
+  async create(actor: Actor, dto: CreateSpaceDto): Promise<SpaceResponse> {
+    if (dto.slug && isUuid(dto.slug)) {
+      throw ValidationFailed.field('slug', 'slug must not be shaped like a UUID.');
+    }
+    // A derived slug can lose a race for its suffix; try the next free one.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.tx.run((em) => this.insert(em, actor, dto));
+      } catch (error) {
+        if (dto.slug || !isUniqueViolation(error) || attempt >= DERIVE_ATTEMPTS) throw error;
+      }
+    }
+  }
+
+  private async insert(em: EntityManager, actor: Actor, dto: CreateSpaceDto): Promise<SpaceResponse> {
+    const repo = em.getRepository(Space);
+    let slug = dto.slug;
+    if (slug) {
+      if (await repo.existsBy({ slug })) throw new Conflict(`The slug "${slug}" is taken.`, 'slug_taken');
+    } else {
+      slug = await this.freeSlug(em, slugify(dto.name));
+    }
+    const space = await repo.save(
+      repo.create({
+        name: dto.name,
+        slug,
+        description: dto.description ?? null,
+        features: {},
+        createdBy: actor.userId,
+      }),
+    );
+    // The creator becomes the space's first admin.
+    await em
+      .getRepository(SpaceMembership)
+      .insert({ spaceId: space.id, userId: actor.userId, role: 'admin' });
+    await this.outbox.append(em, {
+      type: 'space.created',
+      spaceId: space.id,
+      actorId: actor.userId,
+      data: { space_id: space.id, name: space.name, slug: space.slug },
+    });
+    return toSpaceResponse(space, 'admin');
+  }
+
+  private async freeSlug(em: EntityManager, base: string): Promise<string> {
+    const rows = (await em.query(`SELECT slug FROM spaces WHERE slug = $1 OR slug LIKE $2`, [
+      base,
+      `${base.slice(0, 60).replace(/[\\%_]/g, (c) => `\\${c}`)}%`,
+    ])) as { slug: string }[];
+    return firstFreeSlug(base, new Set(rows.map((row) => row.slug)));
+  }
+
+  async list(actor: Actor, query: ListSpacesQuery): Promise<Page<SpaceResponse>> {
+    const qb = this.spaces
+      .createQueryBuilder('s')
+      .leftJoin(SpaceMembership, 'm', 'm.space_id = s.id AND m.user_id = :userId', { userId: actor.userId })
+      .addSelect('m.role', 'member_role');
+    // Superadmins see every space; others the spaces they belong to.
+    if (!actor.isSuperadmin) qb.where('m.user_id IS NOT NULL');
+    const total = await qb.getCount();
+    const { entities, raw } = await qb
+      .orderBy('s.name', 'ASC')
+      .addOrderBy('s.id', 'ASC')
+      .offset(query.skip ?? 0)
+      .limit(query.limit ?? 50)
+      .getRawAndEntities<{ member_role: SpaceRoleName | null }>();
+    return {
+      items: entities.map((space, i) => toSpaceResponse(space, raw[i]?.member_role ?? null)),
+      total,
+    };
+  }
+
+  async get(_actor: Actor, access: SpaceAccess): Promise<SpaceResponse> {
+    const space = await this.spaces.findOneBy({ id: access.space.id });
+    if (!space) throw new SpaceNotFound(access.space.slug);
+    return toSpaceResponse(space, access.role);
+  }
+
+  async update(actor: Actor, access: SpaceAccess, dto: UpdateSpaceDto): Promise<SpaceResponse> {
+    return this.tx.run(async (em) => {
+      const space = await this.lock(em, access);
+      const changed: string[] = [];
+      if (dto.name !== undefined && dto.name !== space.name) {
+        space.name = dto.name;
+        changed.push('name');
+      }
+      if (dto.description !== undefined && dto.description !== space.description) {
+        space.description = dto.description;
+        changed.push('description');
+      }
+      if (changed.length) {
+        await em.save(space);
+        await this.outbox.append(em, {
+          type: 'space.updated',
+          spaceId: space.id,
+          actorId: actor.userId,
+          data: { space_id: space.id, changed },
+        });
+      }
+      return toSpaceResponse(space, access.role);
+    });
+  }
+
+  async updateFeatures(
+    actor: Actor,
+    access: SpaceAccess,
+    dto: UpdateSpaceFeaturesDto,
+  ): Promise<SpaceResponse> {
+    return this.tx.run(async (em) => {
+      const space = await this.lock(em, access);
+      const before = featuresWithDefaults(space.features);
+      const stored = { ...(space.features ?? {}) };
+      for (const name of Object.keys(SPACE_FEATURES) as (keyof UpdateSpaceFeaturesDto)[]) {
+        if (typeof dto[name] === 'boolean') stored[name] = dto[name];
+      }
+      const after = featuresWithDefaults(stored);
+      const changed = Object.keys(after).filter((name) => after[name] !== before[name]);
+      if (changed.length) {
+        await em.getRepository(Space).update(space.id, { features: jsonValue(stored) });
+        space.features = stored;
+        space.updatedAt = new Date();
+        await this.outbox.append(em, {
+          type: 'space.features_changed',
+          spaceId: space.id,
+          actorId: actor.userId,
+          data: { space_id: space.id, features: after, changed },
+        });
+      }
+      return toSpaceResponse(space, access.role);
+    });
+  }
+
+  /** DELETE /spaces/{slug} (superadmin): everything in the space goes with it. */
+  async delete(actor: Actor, slug: string): Promise<void> {
+    await this.tx.run(async (em) => {
+      const space = await em
+        .getRepository(Space)
+        .findOne({ where: { slug }, lock: { mode: 'pessimistic_write' } });
+      if (!space) throw new SpaceNotFound(slug);
+      await em.getRepository(Space).delete(space.id);
+      await this.outbox.append(em, {
+        type: 'space.deleted',
+        spaceId: space.id,
+        actorId: actor.userId,
+        data: { space_id: space.id, name: space.name, slug: space.slug },
+      });
+      await this.audit.record(em, actor, {
+        action: 'space.deleted',
+        resourceType: 'space',
+        resourceId: space.id,
+        spaceId: space.id,
+        details: { name: space.name, slug: space.slug },
+      });
+    });
+  }
+
+  private async lock(em: EntityManager, access: SpaceAccess): Promise<Space> {
+    const space = await em
+      .getRepository(Space)
+      .findOne({ where: { id: access.space.id }, lock: { mode: 'pessimistic_write' } });
+    if (!space) throw new SpaceNotFound(access.space.slug);
+    return space;
+  }
+}
