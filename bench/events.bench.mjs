@@ -45,7 +45,7 @@ export async function run() {
     const started = Date.now();
     await client.query(
       `INSERT INTO outbox_events (type, space_id, payload)
-       SELECT 'product.created', $1, jsonb_build_object('product_id', gen_random_uuid(), 'space_id', $1::text, 'name', 'p' || n)
+       SELECT 'product.created', $1::uuid, jsonb_build_object('product_id', gen_random_uuid(), 'space_id', $1::text, 'name', 'p' || n)
          FROM generate_series(1, $2) AS n`,
       [space.id, EVENTS],
     );

@@ -18,6 +18,7 @@ import { RateLimitGuard } from './modules/rate-limits/rate-limit.guard';
 import { RateLimitsModule } from './modules/rate-limits/rate-limits.module';
 import { SpacesModule } from './modules/spaces/spaces.module';
 import { UsersModule } from './modules/users/users.module';
+import { WebhooksModule } from './modules/webhooks/webhooks.module';
 import { AuditModule } from './platform/audit/audit.module';
 import { CryptoModule } from './platform/crypto/crypto.module';
 import { JobsModule } from './platform/jobs/jobs.module';
@@ -55,6 +56,7 @@ export class AppModule {
         AuditLogModule,
         ApiKeysModule,
         RateLimitsModule,
+        WebhooksModule,
         SpacesModule,
         MetadataConfigModule,
         CatalogModule,
