@@ -187,18 +187,20 @@ describe('access requests', () => {
   });
 
   it('shows an approved grant as expired once its time has passed', async () => {
-    const req = await submit(requester, { justification: 'short', access_level: 'read' });
-    await decide(owner, req.body.id, 'approve', { expires_at: new Date(Date.now() + 1500).toISOString() });
     const late = await createUser(t.http);
     await addMember(t.http, admin, space, late, 'viewer');
+    const req = await submit(requester, { justification: 'short', access_level: 'read' });
+    // Both the grant and the other request's wish end shortly.
+    const soon = new Date(Date.now() + 2500);
+    await decide(owner, req.body.id, 'approve', { expires_at: soon.toISOString() });
     const lateRequest = await submit(late, {
       justification: 'brief',
       access_level: 'read',
-      requested_until: new Date(Date.now() + 1500).toISOString(),
+      requested_until: soon.toISOString(),
     });
     const active = await t.http.get(`${base()}/access-requests?status=approved`).set(bearer(requester));
     expect(active.body.items.map((r: { id: string }) => r.id)).toContain(req.body.id);
-    await new Promise((done) => setTimeout(done, 1700));
+    await new Promise((done) => setTimeout(done, soon.getTime() + 200 - Date.now()));
     const list = await t.http.get(`${base()}/access-requests?status=expired`).set(bearer(requester));
     expect(list.body.items).toEqual([
       expect.objectContaining({ id: req.body.id, status: 'expired', is_active: false }),

@@ -3,6 +3,7 @@ import { startApp, TestApp } from '../support/app';
 import { dbQuery } from '../support/db';
 import { addMember, bearer, createSpace, createUser, rootUser, TestUser } from '../support/factories';
 import { expectProblem, invalidFields } from '../support/problem';
+import { SpaceAccessPort } from '../../src/common/permissions/space-access.port';
 
 const API = '/api/v1.0';
 const tag = () => randomUUID().slice(0, 8);
@@ -203,6 +204,25 @@ describe('spaces', () => {
         .set(bearer(alice))
         .send({ 'quality.incidents': true });
       expect(on.body.features).toEqual({ 'quality.incidents': true });
+    });
+
+    it('lets other modules check a feature: 403 naming it when it is off', async () => {
+      const access = t.app.get(SpaceAccessPort);
+      const space = await createSpace(t.http, alice);
+      const actor = { userId: alice.id, email: alice.email, isSuperadmin: false } as Parameters<
+        SpaceAccessPort['requireRole']
+      >[0];
+      const on = await access.requireRole(actor, space.slug, 'viewer');
+      expect(() => access.requireFeature(on.space, 'quality.incidents')).not.toThrow();
+      await t.http
+        .patch(`${API}/spaces/${space.slug}/features`)
+        .set(bearer(alice))
+        .send({ 'quality.incidents': false });
+      const off = await access.requireRole(actor, space.id, 'admin');
+      expect(off).toEqual(expect.objectContaining({ role: 'admin', effectiveRole: 'admin' }));
+      expect(() => access.requireFeature(off.space, 'quality.incidents')).toThrow(
+        expect.objectContaining({ status: 403, detail: expect.stringContaining('quality.incidents') }),
+      );
     });
 
     it('rejects unknown features and non-booleans (422) and non-admins (403)', async () => {

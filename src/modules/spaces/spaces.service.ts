@@ -82,10 +82,11 @@ export class SpacesService {
     return toSpaceResponse(space, 'admin');
   }
 
+  // Long bases are shortened to fit a suffix, so candidates are looked up by a shorter prefix.
   private async freeSlug(em: EntityManager, base: string): Promise<string> {
     const rows = (await em.query(`SELECT slug FROM spaces WHERE slug = $1 OR slug LIKE $2`, [
       base,
-      `${base.slice(0, 60).replace(/[\\%_]/g, (c) => `\\${c}`)}%`,
+      `${base.slice(0, 50).replace(/[\\%_]/g, (c) => `\\${c}`)}%`,
     ])) as { slug: string }[];
     return firstFreeSlug(base, new Set(rows.map((row) => row.slug)));
   }
