@@ -9,7 +9,7 @@ function percentile(sorted, p) {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 }
 
-export async function run() {
+async function run() {
   const { url, client } = await scratchDatabase('verity_bench_events');
   const api = await startProcess({ env: { DATABASE_URL: url, ALLOW_PRIVATE_NETWORK_TARGETS: 'true' } });
   const lags = [];
@@ -91,3 +91,8 @@ export async function run() {
     await client.end();
   }
 }
+
+run().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});

@@ -3,7 +3,7 @@
 import { join } from 'node:path';
 import { measure, register, report, ROOT, scratchDatabase, signIn, startProcess } from './lib.mjs';
 
-export async function run() {
+async function run() {
   const { url, client } = await scratchDatabase('verity_bench_foundation');
   const api = await startProcess({ env: { DATABASE_URL: url } });
   try {
@@ -35,3 +35,8 @@ export async function run() {
     await client.end();
   }
 }
+
+run().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});

@@ -207,4 +207,7 @@ async function main() {
   await withAdmin((client) => client.query(`DROP DATABASE IF EXISTS ${DATABASE} WITH (FORCE)`));
 }
 
-export const run = main;
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});
