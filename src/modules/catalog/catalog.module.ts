@@ -1,7 +1,9 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { MetadataConfigModule } from '../metadata-config/metadata-config.module';
+import { NotificationsModule } from '../notifications/notifications.module';
 import { UsersModule } from '../users/users.module';
+import { AccessRequestNotifier } from './access-request-notifier';
 import { AccessRequestsController } from './access-requests.controller';
 import { AccessRequestsService } from './access-requests.service';
 import { AccessRequest } from './entities/access-request.entity';
@@ -22,9 +24,10 @@ import { ProductsService } from './products.service';
     UsersModule,
     MetadataConfigModule,
     GovernanceDirectoryModule,
+    NotificationsModule,
   ],
   controllers: [ProductsController, LineageController, AccessRequestsController],
-  providers: [ProductsService, LineageService, AccessRequestsService],
+  providers: [ProductsService, LineageService, AccessRequestsService, AccessRequestNotifier],
   exports: [ProductsService, LineageService],
 })
 export class CatalogModule {}
