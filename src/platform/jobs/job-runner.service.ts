@@ -5,6 +5,7 @@ import { jsonValue } from '../../database/json-column';
 import { nextOccurrence } from './cron';
 import { Job } from './entities/job.entity';
 import { JobSchedule } from './entities/job-schedule.entity';
+import { SerialTask } from './serial-task';
 import { Wakeup } from './wakeup.service';
 
 export interface JobContext {
@@ -55,8 +56,10 @@ export class JobRunner implements OnApplicationBootstrap, OnApplicationShutdown 
   private readonly crons = new Map<string, CronRegistration>();
   private readonly inFlight = new Set<Promise<void>>();
   private timer: NodeJS.Timeout | null = null;
-  private ticking: Promise<void> | null = null;
-  private again = false;
+  private readonly loop = new SerialTask(
+    () => this.tick(),
+    (error) => this.logger.error(`Job runner tick failed: ${String(error)}`),
+  );
   private stopped = false;
   private unsubscribe: (() => void) | null = null;
 
@@ -125,25 +128,12 @@ export class JobRunner implements OnApplicationBootstrap, OnApplicationShutdown 
     this.stopped = true;
     this.unsubscribe?.();
     if (this.timer) clearInterval(this.timer);
-    await this.ticking;
+    await this.loop.stop();
     await Promise.allSettled([...this.inFlight]);
   }
 
   kick(): void {
-    if (this.stopped) return;
-    if (this.ticking) {
-      this.again = true;
-      return;
-    }
-    this.ticking = this.tick()
-      .catch((error: unknown) => this.logger.error(`Job runner tick failed: ${String(error)}`))
-      .finally(() => {
-        this.ticking = null;
-        if (this.again) {
-          this.again = false;
-          this.kick();
-        }
-      });
+    this.loop.kick();
   }
 
   /**

@@ -3,6 +3,7 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { createTransport, Transporter } from 'nodemailer';
 import { EntityManager, Repository } from 'typeorm';
 import { APP_CONFIG, AppConfig } from '../../config/app.config';
+import { SerialTask } from '../jobs/serial-task';
 import { Wakeup } from '../jobs/wakeup.service';
 import { MailAttachment, MailMessage } from './entities/mail-message.entity';
 
@@ -29,8 +30,10 @@ export class MailerService implements OnModuleInit, OnApplicationShutdown {
   private readonly logger = new Logger(MailerService.name);
   private readonly transport: Transporter | null;
   private timer: NodeJS.Timeout | null = null;
-  private running: Promise<void> | null = null;
-  private again = false;
+  private readonly loop = new SerialTask(
+    () => this.deliverPending(),
+    (error) => this.logger.error(`Mail delivery pass failed: ${String(error)}`),
+  );
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -48,7 +51,7 @@ export class MailerService implements OnModuleInit, OnApplicationShutdown {
 
   async onApplicationShutdown(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
-    await this.running;
+    await this.loop.stop();
     this.transport?.close();
   }
 
@@ -65,25 +68,13 @@ export class MailerService implements OnModuleInit, OnApplicationShutdown {
 
   /** Starts a delivery pass; passes never overlap. Enqueueing starts one after its commit by itself. */
   kick(): void {
-    if (this.running) {
-      this.again = true;
-      return;
-    }
-    this.running = this.deliverPending()
-      .catch((error: unknown) => this.logger.error(`Mail delivery pass failed: ${String(error)}`))
-      .finally(() => {
-        this.running = null;
-        if (this.again) {
-          this.again = false;
-          this.kick();
-        }
-      });
+    this.loop.kick();
   }
 
   /** Waits until everything enqueued so far had its delivery attempt (tests, shutdown). */
   async flush(): Promise<void> {
     this.kick();
-    while (this.running) await this.running;
+    await this.loop.idle();
   }
 
   private async deliverPending(): Promise<void> {

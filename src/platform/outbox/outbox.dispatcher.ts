@@ -1,6 +1,7 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
+import { SerialTask } from '../jobs/serial-task';
 import { Wakeup } from '../jobs/wakeup.service';
 import { DomainEventMap, DomainEventType, isDomainEventType } from './event-map';
 
@@ -52,10 +53,12 @@ export class OutboxDispatcher implements OnApplicationBootstrap, OnApplicationSh
   private readonly logger = new Logger(OutboxDispatcher.name);
   private readonly subscriptions: Subscription[] = [];
   private timer: NodeJS.Timeout | null = null;
-  private running: Promise<void> | null = null;
-  private again = false;
-  private stopped = false;
   private unsubscribe: (() => void) | null = null;
+  private readonly loop = new SerialTask(
+    () => this.dispatchAll(),
+    (error) => this.logger.error(`Outbox dispatch failed: ${String(error)}`),
+  );
+  private stopped = false;
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
@@ -85,29 +88,16 @@ export class OutboxDispatcher implements OnApplicationBootstrap, OnApplicationSh
     this.stopped = true;
     this.unsubscribe?.();
     if (this.timer) clearInterval(this.timer);
-    await this.running;
+    await this.loop.stop();
   }
 
   kick(): void {
-    if (this.stopped) return;
-    if (this.running) {
-      this.again = true;
-      return;
-    }
-    this.running = this.dispatchAll()
-      .catch((error: unknown) => this.logger.error(`Outbox dispatch failed: ${String(error)}`))
-      .finally(() => {
-        this.running = null;
-        if (this.again) {
-          this.again = false;
-          this.kick();
-        }
-      });
+    this.loop.kick();
   }
 
   /** Dispatches until no event is due (tests and tooling). */
   async drain(): Promise<void> {
-    while (this.running) await this.running;
+    await this.loop.idle();
     await this.dispatchAll();
   }
 
