@@ -1,14 +1,24 @@
+import { SlugParams } from '../../common/http/slug-params.dto';
+
 import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+
 import type { Actor } from '../../common/auth/actor';
 import { CurrentActor } from '../../common/auth/current-actor.decorator';
+
 import { PageOf } from '../../common/http/page.dto';
+
 import type { Page } from '../../common/http/page.dto';
 import { ApiProblems } from '../../common/openapi/api-problems.decorator';
+
 import { CurrentSpace } from '../../common/permissions/current-space.decorator';
+
 import type { SpaceAccess } from '../../common/permissions/space-access.port';
 import { SpaceRole } from '../../common/permissions/space-role.guard';
+
 import { AccessRequestsService } from './access-requests.service';
+
 import {
   AccessRequestParams,
   AccessRequestResponse,
@@ -17,7 +27,8 @@ import {
   ListAccessRequestsQuery,
   RejectAccessRequestDto,
 } from './dto/access-request.dto';
-import { CatalogSlugParams, ProductParams } from './dto/product.requests';
+
+import { ProductParams } from './dto/product.requests';
 
 @ApiTags('Access requests')
 @Controller('catalog/spaces/:slug')
@@ -58,7 +69,7 @@ export class AccessRequestsController {
   list(
     @CurrentActor() actor: Actor,
     @CurrentSpace() access: SpaceAccess,
-    @Param() _params: CatalogSlugParams,
+    @Param() _params: SlugParams,
     @Query() query: ListAccessRequestsQuery,
   ): Promise<Page<AccessRequestResponse>> {
     return this.requests.list(actor, access, query);

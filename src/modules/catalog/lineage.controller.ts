@@ -1,4 +1,7 @@
+import { SlugParams } from '../../common/http/slug-params.dto';
+
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+
 import {
   ApiCreatedResponse,
   ApiNoContentResponse,
@@ -6,12 +9,17 @@ import {
   ApiOperation,
   ApiTags,
 } from '@nestjs/swagger';
+
 import type { Actor } from '../../common/auth/actor';
 import { CurrentActor } from '../../common/auth/current-actor.decorator';
+
 import { ApiProblems } from '../../common/openapi/api-problems.decorator';
+
 import { CurrentSpace } from '../../common/permissions/current-space.decorator';
+
 import type { SpaceAccess } from '../../common/permissions/space-access.port';
 import { SpaceRole } from '../../common/permissions/space-role.guard';
+
 import {
   CreateLineageEdgeDto,
   LineageEdgeCreatedResponse,
@@ -19,7 +27,8 @@ import {
   LineageGraphResponse,
   LineageQuery,
 } from './dto/lineage.dto';
-import { CatalogSlugParams, ProductParams } from './dto/product.requests';
+
+import { ProductParams } from './dto/product.requests';
 import { LineageService } from './lineage.service';
 
 @ApiTags('Lineage')
@@ -41,7 +50,7 @@ export class LineageController {
   create(
     @CurrentActor() actor: Actor,
     @CurrentSpace() access: SpaceAccess,
-    @Param() _params: CatalogSlugParams,
+    @Param() _params: SlugParams,
     @Body() dto: CreateLineageEdgeDto,
   ): Promise<LineageEdgeCreatedResponse> {
     return this.lineage.addEdge(actor, access, dto);

@@ -1,4 +1,7 @@
+import { SlugParams } from '../../common/http/slug-params.dto';
+
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
+
 import {
   ApiCreatedResponse,
   ApiNoContentResponse,
@@ -6,22 +9,23 @@ import {
   ApiOperation,
   ApiTags,
 } from '@nestjs/swagger';
+
 import type { Actor } from '../../common/auth/actor';
 import { CurrentActor } from '../../common/auth/current-actor.decorator';
+
 import { PageOf } from '../../common/http/page.dto';
+
 import type { Page } from '../../common/http/page.dto';
 import { ApiProblems } from '../../common/openapi/api-problems.decorator';
+
 import { CurrentSpace } from '../../common/permissions/current-space.decorator';
+
 import type { SpaceAccess } from '../../common/permissions/space-access.port';
 import { SpaceRole } from '../../common/permissions/space-role.guard';
-import {
-  CatalogSlugParams,
-  CreateProductDto,
-  ListProductsQuery,
-  ProductParams,
-  UpdateProductDto,
-} from './dto/product.requests';
+
+import { CreateProductDto, ListProductsQuery, ProductParams, UpdateProductDto } from './dto/product.requests';
 import { ProductResponse } from './dto/product.responses';
+
 import { ProductsService } from './products.service';
 
 @ApiTags('Data products')
@@ -44,7 +48,7 @@ export class ProductsController {
   create(
     @CurrentActor() actor: Actor,
     @CurrentSpace() access: SpaceAccess,
-    @Param() _params: CatalogSlugParams,
+    @Param() _params: SlugParams,
     @Body() dto: CreateProductDto,
   ): Promise<ProductResponse> {
     return this.products.create(actor, access, dto);
@@ -64,7 +68,7 @@ export class ProductsController {
   list(
     @CurrentActor() actor: Actor,
     @CurrentSpace() access: SpaceAccess,
-    @Param() _params: CatalogSlugParams,
+    @Param() _params: SlugParams,
     @Query() query: ListProductsQuery,
   ): Promise<Page<ProductResponse>> {
     return this.products.list(actor, access, query);

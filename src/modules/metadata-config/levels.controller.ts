@@ -1,4 +1,7 @@
+import { SlugParams } from '../../common/http/slug-params.dto';
+
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Type } from '@nestjs/common';
+
 import {
   ApiCreatedResponse,
   ApiNoContentResponse,
@@ -6,15 +9,22 @@ import {
   ApiOperation,
   ApiTags,
 } from '@nestjs/swagger';
+
 import type { Actor } from '../../common/auth/actor';
 import { CurrentActor } from '../../common/auth/current-actor.decorator';
+
 import { ApiProblems } from '../../common/openapi/api-problems.decorator';
+
 import { CurrentSpace } from '../../common/permissions/current-space.decorator';
+
 import type { SpaceAccess } from '../../common/permissions/space-access.port';
 import { SpaceRole } from '../../common/permissions/space-role.guard';
+
 import { Collection, COLLECTION_SPECS } from './collections';
-import { ConfigSlugParams, CreateLevelDto, LevelParams, UpdateLevelDto } from './dto/metadata.requests';
+
+import { CreateLevelDto, LevelParams, UpdateLevelDto } from './dto/metadata.requests';
 import { LevelResponse } from './dto/metadata.responses';
+
 import { MetadataConfigService } from './metadata-config.service';
 
 interface LevelNames {
@@ -49,7 +59,7 @@ function levelsController(collection: Collection, names: LevelNames): Type<unkno
     list(
       @CurrentActor() actor: Actor,
       @CurrentSpace() access: SpaceAccess,
-      @Param() _params: ConfigSlugParams,
+      @Param() _params: SlugParams,
     ): Promise<LevelResponse[]> {
       return this.config.list(actor, access, collection) as Promise<LevelResponse[]>;
     }
@@ -67,7 +77,7 @@ function levelsController(collection: Collection, names: LevelNames): Type<unkno
     create(
       @CurrentActor() actor: Actor,
       @CurrentSpace() access: SpaceAccess,
-      @Param() _params: ConfigSlugParams,
+      @Param() _params: SlugParams,
       @Body() dto: CreateLevelDto,
     ): Promise<LevelResponse> {
       return this.config.create(actor, access, collection, dto) as Promise<LevelResponse>;
@@ -86,7 +96,7 @@ function levelsController(collection: Collection, names: LevelNames): Type<unkno
     seed(
       @CurrentActor() actor: Actor,
       @CurrentSpace() access: SpaceAccess,
-      @Param() _params: ConfigSlugParams,
+      @Param() _params: SlugParams,
     ): Promise<LevelResponse[]> {
       return this.config.seed(actor, access, collection) as Promise<LevelResponse[]>;
     }

@@ -1,4 +1,7 @@
+import { SlugParams } from '../../common/http/slug-params.dto';
+
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post } from '@nestjs/common';
+
 import {
   ApiCreatedResponse,
   ApiNoContentResponse,
@@ -6,14 +9,20 @@ import {
   ApiOperation,
   ApiTags,
 } from '@nestjs/swagger';
+
 import type { Actor } from '../../common/auth/actor';
 import { CurrentActor } from '../../common/auth/current-actor.decorator';
+
 import { ApiProblems } from '../../common/openapi/api-problems.decorator';
+
 import { CurrentSpace } from '../../common/permissions/current-space.decorator';
+
 import type { SpaceAccess } from '../../common/permissions/space-access.port';
 import { SpaceRole } from '../../common/permissions/space-role.guard';
-import { ConfigSlugParams, CreateStatusDto, StatusParams, UpdateStatusDto } from './dto/metadata.requests';
+
+import { CreateStatusDto, StatusParams, UpdateStatusDto } from './dto/metadata.requests';
 import { StatusResponse } from './dto/metadata.responses';
+
 import { MetadataConfigService } from './metadata-config.service';
 
 const COLLECTION = 'maintenance-statuses';
@@ -36,7 +45,7 @@ export class MaintenanceStatusesController {
   list(
     @CurrentActor() actor: Actor,
     @CurrentSpace() access: SpaceAccess,
-    @Param() _params: ConfigSlugParams,
+    @Param() _params: SlugParams,
   ): Promise<StatusResponse[]> {
     return this.config.list(actor, access, COLLECTION) as Promise<StatusResponse[]>;
   }
@@ -54,7 +63,7 @@ export class MaintenanceStatusesController {
   create(
     @CurrentActor() actor: Actor,
     @CurrentSpace() access: SpaceAccess,
-    @Param() _params: ConfigSlugParams,
+    @Param() _params: SlugParams,
     @Body() dto: CreateStatusDto,
   ): Promise<StatusResponse> {
     return this.config.create(actor, access, COLLECTION, dto) as Promise<StatusResponse>;
@@ -74,7 +83,7 @@ export class MaintenanceStatusesController {
   seed(
     @CurrentActor() actor: Actor,
     @CurrentSpace() access: SpaceAccess,
-    @Param() _params: ConfigSlugParams,
+    @Param() _params: SlugParams,
   ): Promise<StatusResponse[]> {
     return this.config.seed(actor, access, COLLECTION) as Promise<StatusResponse[]>;
   }

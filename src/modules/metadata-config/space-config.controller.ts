@@ -1,13 +1,21 @@
+import { SlugParams } from '../../common/http/slug-params.dto';
+
 import { Controller, Get, Param } from '@nestjs/common';
+
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+
 import type { Actor } from '../../common/auth/actor';
 import { CurrentActor } from '../../common/auth/current-actor.decorator';
+
 import { ApiProblems } from '../../common/openapi/api-problems.decorator';
+
 import { CurrentSpace } from '../../common/permissions/current-space.decorator';
+
 import type { SpaceAccess } from '../../common/permissions/space-access.port';
 import { SpaceRole } from '../../common/permissions/space-role.guard';
-import { ConfigSlugParams } from './dto/metadata.requests';
+
 import { SpaceConfigResponse } from './dto/metadata.responses';
+
 import { MetadataConfigService } from './metadata-config.service';
 
 @ApiTags('Metadata configuration')
@@ -28,7 +36,7 @@ export class SpaceConfigController {
   get(
     @CurrentActor() actor: Actor,
     @CurrentSpace() access: SpaceAccess,
-    @Param() _params: ConfigSlugParams,
+    @Param() _params: SlugParams,
   ): Promise<SpaceConfigResponse> {
     return this.config.overview(actor, access);
   }

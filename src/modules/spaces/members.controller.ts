@@ -1,4 +1,7 @@
+import { SlugParams } from '../../common/http/slug-params.dto';
+
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
+
 import {
   ApiCreatedResponse,
   ApiNoContentResponse,
@@ -6,22 +9,23 @@ import {
   ApiOperation,
   ApiTags,
 } from '@nestjs/swagger';
+
 import type { Actor } from '../../common/auth/actor';
 import { CurrentActor } from '../../common/auth/current-actor.decorator';
+
 import { PageOf } from '../../common/http/page.dto';
+
 import type { Page } from '../../common/http/page.dto';
 import { ApiProblems } from '../../common/openapi/api-problems.decorator';
+
 import { CurrentSpace } from '../../common/permissions/current-space.decorator';
+
 import type { SpaceAccess } from '../../common/permissions/space-access.port';
 import { SpaceRole } from '../../common/permissions/space-role.guard';
-import {
-  AddMemberDto,
-  ListMembersQuery,
-  MemberParams,
-  SpaceSlugParams,
-  UpdateMemberDto,
-} from './dto/space.requests';
+
+import { AddMemberDto, ListMembersQuery, MemberParams, UpdateMemberDto } from './dto/space.requests';
 import { MemberResponse } from './dto/space.responses';
+
 import { MembersService } from './members.service';
 
 @ApiTags('Space members')
@@ -41,7 +45,7 @@ export class MembersController {
   list(
     @CurrentActor() actor: Actor,
     @CurrentSpace() access: SpaceAccess,
-    @Param() _params: SpaceSlugParams,
+    @Param() _params: SlugParams,
     @Query() query: ListMembersQuery,
   ): Promise<Page<MemberResponse>> {
     return this.members.list(actor, access, query);
@@ -60,7 +64,7 @@ export class MembersController {
   add(
     @CurrentActor() actor: Actor,
     @CurrentSpace() access: SpaceAccess,
-    @Param() _params: SpaceSlugParams,
+    @Param() _params: SlugParams,
     @Body() dto: AddMemberDto,
   ): Promise<MemberResponse> {
     return this.members.add(actor, access, dto);

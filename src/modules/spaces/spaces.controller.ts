@@ -1,4 +1,7 @@
+import { SlugParams } from '../../common/http/slug-params.dto';
+
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
+
 import {
   ApiCreatedResponse,
   ApiNoContentResponse,
@@ -6,24 +9,32 @@ import {
   ApiOperation,
   ApiTags,
 } from '@nestjs/swagger';
+
 import type { Actor } from '../../common/auth/actor';
 import { Authenticated } from '../../common/auth/authenticated.decorator';
+
 import { CurrentActor } from '../../common/auth/current-actor.decorator';
+
 import { PageOf } from '../../common/http/page.dto';
+
 import type { Page } from '../../common/http/page.dto';
 import { ApiProblems } from '../../common/openapi/api-problems.decorator';
+
 import { CurrentSpace } from '../../common/permissions/current-space.decorator';
+
 import type { SpaceAccess } from '../../common/permissions/space-access.port';
 import { SpaceRole } from '../../common/permissions/space-role.guard';
+
 import { SuperadminOnly } from '../../common/permissions/superadmin.guard';
+
 import {
   CreateSpaceDto,
   ListSpacesQuery,
-  SpaceSlugParams,
   UpdateSpaceDto,
   UpdateSpaceFeaturesDto,
 } from './dto/space.requests';
 import { SpaceResponse } from './dto/space.responses';
+
 import { SpacesService } from './spaces.service';
 
 @ApiTags('Spaces')
@@ -68,7 +79,7 @@ export class SpacesController {
   get(
     @CurrentActor() actor: Actor,
     @CurrentSpace() access: SpaceAccess,
-    @Param() _params: SpaceSlugParams,
+    @Param() _params: SlugParams,
   ): Promise<SpaceResponse> {
     return this.spaces.get(actor, access);
   }
@@ -85,7 +96,7 @@ export class SpacesController {
   update(
     @CurrentActor() actor: Actor,
     @CurrentSpace() access: SpaceAccess,
-    @Param() _params: SpaceSlugParams,
+    @Param() _params: SlugParams,
     @Body() dto: UpdateSpaceDto,
   ): Promise<SpaceResponse> {
     return this.spaces.update(actor, access, dto);
@@ -102,7 +113,7 @@ export class SpacesController {
   })
   @ApiNoContentResponse({ description: 'Deleted.' })
   @ApiProblems(404, 422)
-  async delete(@CurrentActor() actor: Actor, @Param() params: SpaceSlugParams): Promise<void> {
+  async delete(@CurrentActor() actor: Actor, @Param() params: SlugParams): Promise<void> {
     await this.spaces.delete(actor, params.slug);
   }
 
@@ -120,7 +131,7 @@ export class SpacesController {
   updateFeatures(
     @CurrentActor() actor: Actor,
     @CurrentSpace() access: SpaceAccess,
-    @Param() _params: SpaceSlugParams,
+    @Param() _params: SlugParams,
     @Body() dto: UpdateSpaceFeaturesDto,
   ): Promise<SpaceResponse> {
     return this.spaces.updateFeatures(actor, access, dto);

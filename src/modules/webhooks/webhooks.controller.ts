@@ -1,4 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
+
 import {
   ApiCreatedResponse,
   ApiNoContentResponse,
@@ -7,14 +8,21 @@ import {
   ApiProperty,
   ApiTags,
 } from '@nestjs/swagger';
+
 import type { Actor } from '../../common/auth/actor';
 import { CurrentActor } from '../../common/auth/current-actor.decorator';
+
 import { Page, PageOf } from '../../common/http/page.dto';
+
 import { SlugParams } from '../../common/http/slug-params.dto';
+
 import { ApiProblems } from '../../common/openapi/api-problems.decorator';
+
 import { CurrentSpace } from '../../common/permissions/current-space.decorator';
+
 import type { SpaceAccess } from '../../common/permissions/space-access.port';
 import { SpaceRole } from '../../common/permissions/space-role.guard';
+
 import {
   CreatedWebhookResponse,
   CreateWebhookDto,
@@ -27,6 +35,7 @@ import {
   WebhookResponse,
   WebhookTestResponse,
 } from './dto/webhook.dto';
+
 import { WebhooksService } from './webhooks.service';
 
 class RedeliveryResponse {

@@ -1,9 +1,14 @@
+import { SlugParams } from '../../../common/http/slug-params.dto';
+
 import { ApiProperty } from '@nestjs/swagger';
+
 import { PageQuery } from '../../../common/http/page.dto';
+
 import { DateTimeField, EnumField, TextField, UuidField } from '../../../common/validation/field.decorators';
+
 import { ACCESS_LEVELS } from '../entities/access-request.entity';
+
 import { PersonRef } from './product.responses';
-import { CatalogSlugParams } from './product.requests';
 
 export const ACCESS_REQUEST_STATUSES = ['pending', 'approved', 'rejected', 'expired'] as const;
 
@@ -46,7 +51,7 @@ export class ListAccessRequestsQuery extends PageQuery {
   product_id?: string;
 }
 
-export class AccessRequestParams extends CatalogSlugParams {
+export class AccessRequestParams extends SlugParams {
   @UuidField()
   request_id: string;
 }

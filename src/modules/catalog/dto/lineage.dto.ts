@@ -1,6 +1,8 @@
+import { SlugParams } from '../../../common/http/slug-params.dto';
+
 import { ApiProperty } from '@nestjs/swagger';
+
 import { EnumField, QueryIntField, UuidField } from '../../../common/validation/field.decorators';
-import { CatalogSlugParams } from './product.requests';
 
 export const LINEAGE_DIRECTIONS = ['upstream', 'downstream', 'both'] as const;
 export type LineageDirection = (typeof LINEAGE_DIRECTIONS)[number];
@@ -13,7 +15,7 @@ export class CreateLineageEdgeDto {
   downstream_id: string;
 }
 
-export class LineageEdgeParams extends CatalogSlugParams {
+export class LineageEdgeParams extends SlugParams {
   @UuidField()
   upstream_id: string;
 

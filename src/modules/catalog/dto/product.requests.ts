@@ -1,5 +1,9 @@
+import { SlugParams } from '../../../common/http/slug-params.dto';
+
 import { Transform } from 'class-transformer';
+
 import { PageQuery } from '../../../common/http/page.dto';
+
 import {
   DateTimeField,
   EnumField,
@@ -11,6 +15,7 @@ import {
   UuidArrayField,
   UuidField,
 } from '../../../common/validation/field.decorators';
+
 import { PRODUCT_TYPES } from '../entities/product.entity';
 
 // Tags and event types are trimmed and deduplicated; blank ones are dropped.
@@ -214,12 +219,7 @@ export class ListProductsQuery extends PageQuery {
   criticality?: string;
 }
 
-export class CatalogSlugParams {
-  @StringField({ max: 100, description: 'The space slug.' })
-  slug: string;
-}
-
-export class ProductParams extends CatalogSlugParams {
+export class ProductParams extends SlugParams {
   @UuidField()
   product_id: string;
 }

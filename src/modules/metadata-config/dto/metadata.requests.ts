@@ -1,3 +1,5 @@
+import { SlugParams } from '../../../common/http/slug-params.dto';
+
 import {
   HexColorField,
   IntField,
@@ -78,17 +80,12 @@ export class UpdateStatusDto {
   sort_order?: number;
 }
 
-export class ConfigSlugParams {
-  @StringField({ max: 100, description: 'The space slug.' })
-  slug: string;
-}
-
-export class LevelParams extends ConfigSlugParams {
+export class LevelParams extends SlugParams {
   @UuidField()
   level_id: string;
 }
 
-export class StatusParams extends ConfigSlugParams {
+export class StatusParams extends SlugParams {
   @UuidField()
   status_id: string;
 }

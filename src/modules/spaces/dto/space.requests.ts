@@ -1,5 +1,9 @@
+import { SlugParams } from '../../../common/http/slug-params.dto';
+
 import { PageQuery } from '../../../common/http/page.dto';
+
 import { SPACE_ROLES } from '../../../common/permissions/space-access.port';
+
 import {
   BooleanField,
   EnumField,
@@ -7,6 +11,7 @@ import {
   TextField,
   UuidField,
 } from '../../../common/validation/field.decorators';
+
 import { SLUG_PATTERN } from '../slug';
 
 export class CreateSpaceDto {
@@ -50,12 +55,7 @@ export class UpdateSpaceFeaturesDto {
 
 export class ListSpacesQuery extends PageQuery {}
 
-export class SpaceSlugParams {
-  @StringField({ max: 100, description: 'The space slug.' })
-  slug: string;
-}
-
-export class MemberParams extends SpaceSlugParams {
+export class MemberParams extends SlugParams {
   @UuidField()
   user_id: string;
 }

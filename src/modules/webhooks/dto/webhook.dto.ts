@@ -1,6 +1,9 @@
 import { ApiProperty } from '@nestjs/swagger';
+
 import { PageQuery } from '../../../common/http/page.dto';
+
 import { SlugParams } from '../../../common/http/slug-params.dto';
+
 import {
   BooleanField,
   StringArrayField,
