@@ -41,7 +41,16 @@ export async function startProcess({ script = join(ROOT, 'dist', 'main.js'), env
   const port = await freePort();
   const child = spawn(process.execPath, [script], {
     cwd: ROOT,
-    env: { PATH: process.env.PATH, HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'warn', DATA_DIR: mkdtempSync(join(tmpdir(), 'verity-bench-')), ...env },
+    env: {
+      PATH: process.env.PATH,
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      LOG_LEVEL: 'warn',
+      DATA_DIR: mkdtempSync(join(tmpdir(), 'verity-bench-')),
+      // One client hammering one route would only measure 429s; the limiter's own cost is rate-limit.bench.mjs.
+      RATE_LIMIT_ENABLED: 'false',
+      ...env,
+    },
     stdio: ['ignore', 'inherit', 'inherit'],
   });
   const base = `http://127.0.0.1:${port}`;
@@ -69,6 +78,7 @@ export async function startProcess({ script = join(ROOT, 'dist', 'main.js'), env
 export async function measure(title, options) {
   const result = await autocannon({ connections: 10, duration: DURATION, ...options });
   const errors = result.errors + result.timeouts + (result.non2xx ?? 0);
+  if (errors) throw new Error(`${title}: ${errors} failed requests; the numbers would be meaningless.`);
   return {
     title,
     rps: Math.round(result.requests.average),

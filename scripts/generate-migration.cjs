@@ -14,6 +14,8 @@ const server = process.env.MIGRATION_SERVER_URL ?? 'postgres://postgres@127.0.0.
 const scratch = `verity_migration_${process.pid}`;
 const run = (command, env = {}) => execSync(command, { cwd: root, stdio: 'inherit', env: { ...process.env, ...env } });
 
+// A clean build: a stale compiled migration in dist/ would be applied to the scratch database.
+require('node:fs').rmSync(join(root, 'dist'), { recursive: true, force: true });
 run('npx tsc -p tsconfig.build.json');
 run(`psql "${server}/postgres" -qc "CREATE DATABASE ${scratch}"`);
 try {

@@ -1,5 +1,7 @@
 import 'reflect-metadata';
 import { Logger } from '@nestjs/common';
+import type { Pool } from 'pg';
+import { DataSource } from 'typeorm';
 import { createApp } from './app.factory';
 import { AppConfig, ConfigError, loadConfig } from './config/app.config';
 import { DataDirectoryLockedError, EmbeddedPostgres } from './database/embedded-postgres';
@@ -49,6 +51,12 @@ async function bootstrap(): Promise<void> {
       server.close(() => done());
       server.closeIdleConnections();
     });
+    // A handler whose client hung up is still running: wait until no query holds a connection.
+    const pool = (app.get(DataSource).driver as unknown as { master: Pool }).master;
+    const deadline = Date.now() + SHUTDOWN_GRACE_MS;
+    while ((pool.totalCount > pool.idleCount || pool.waitingCount > 0) && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
     await app.close();
     await embedded?.stop();
     logger.log('Stopped');

@@ -1,9 +1,9 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 
 /**
- * Unread notifications per user and type, kept in step with `notifications`
- * in the same transactions, so the unread count is a read of a few rows
- * however many notifications a user has.
+ * Notifications per user and type (all, and unread), kept in step with
+ * `notifications` in the same transactions, so counts and list totals are a
+ * read of a few rows however many notifications a user has.
  */
 @Entity('notification_counters')
 export class NotificationCounter {
@@ -15,4 +15,7 @@ export class NotificationCounter {
 
   @Column('int', { default: 0 })
   unread: number;
+
+  @Column('int', { default: 0 })
+  total: number;
 }

@@ -13,9 +13,11 @@ import { User } from '../../users/entities/user.entity';
 export type EmailStatus = 'queued' | 'digest' | 'sent_in_digest' | 'skipped';
 
 @Entity('notifications')
-@Index('notifications_user_created_idx', ['userId', 'createdAt'])
-@Index('notifications_user_type_created_idx', ['userId', 'type', 'createdAt'])
+@Index('notifications_user_created_idx', ['userId', 'createdAt', 'id'])
+@Index('notifications_user_type_created_idx', ['userId', 'type', 'createdAt', 'id'])
 @Index('notifications_digest_idx', ['userId'], { where: `email_status = 'digest'` })
+// Pages are ordered by (created_at, id): the indexes end in both, so ties need no sort.
+@Index('notifications_user_unread_created_idx', ['userId', 'createdAt', 'id'], { where: 'read = false' })
 export class Notification {
   @PrimaryGeneratedColumn('uuid')
   id: string;
