@@ -1,5 +1,5 @@
 import { startApp, TestApp } from '../support/app';
-import { bearer, createUser, rootUser } from '../support/factories';
+import { bearer, createProduct, createSpace, createUser, rootUser } from '../support/factories';
 import { expectProblem } from '../support/problem';
 
 const API = '/api/v1.0';
@@ -68,6 +68,38 @@ describe('GET /admin/audit-log', () => {
     const future = await t.http.get(`${API}/admin/audit-log?since=2999-01-01T00:00:00Z`).set(bearer(root));
     expect(future.body).toEqual({ items: [], total: 0 });
     expectProblem(await t.http.get(`${API}/admin/audit-log?since=yesterday`).set(bearer(root)), 422);
+  });
+
+  it('records deletions in spaces: lineage edges and metadata values', async () => {
+    const root = await rootUser(t.http);
+    const admin = await createUser(t.http);
+    const space = await createSpace(t.http, admin);
+    const up = await createProduct(t.http, admin, space);
+    const down = await createProduct(t.http, admin, space);
+    const catalog = `${API}/catalog/spaces/${space.slug}`;
+    await t.http
+      .post(`${catalog}/lineage`)
+      .set(bearer(admin))
+      .send({ upstream_id: up.id, downstream_id: down.id })
+      .expect(201);
+    await t.http.delete(`${catalog}/lineage/${up.id}/${down.id}`).set(bearer(admin)).expect(204);
+    const level = await t.http
+      .post(`${API}/spaces/${space.slug}/config/criticality-levels`)
+      .set(bearer(admin))
+      .send({ name: 'Mission critical', color: '#FF0000' });
+    await t.http
+      .delete(`${API}/spaces/${space.slug}/config/criticality-levels/${level.body.id}`)
+      .set(bearer(admin))
+      .expect(204);
+
+    const res = await t.http.get(`${API}/admin/audit-log?space_id=${space.id}&limit=200`).set(bearer(root));
+    const actions = res.body.items.map((e: { action: string; actor_id: string }) => [e.action, e.actor_id]);
+    expect(actions).toEqual(
+      expect.arrayContaining([
+        ['lineage.edge_deleted', admin.id],
+        ['metadata_config.value_deleted', admin.id],
+      ]),
+    );
   });
 
   it('is for superadmins only', async () => {

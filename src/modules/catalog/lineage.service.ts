@@ -5,6 +5,7 @@ import type { Actor } from '../../common/auth/actor';
 import { Conflict, FieldError, NotFound, ValidationFailed } from '../../common/errors/domain-error';
 import type { SpaceAccess } from '../../common/permissions/space-access.port';
 import { TransactionRunner } from '../../database/transaction-runner';
+import { AuditService } from '../../platform/audit/audit.service';
 import { OutboxService } from '../../platform/outbox/outbox.service';
 import {
   CreateLineageEdgeDto,
@@ -23,6 +24,7 @@ export class LineageService {
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly tx: TransactionRunner,
     private readonly outbox: OutboxService,
+    private readonly audit: AuditService,
   ) {}
 
   async addEdge(
@@ -99,6 +101,12 @@ export class LineageService {
         spaceId,
         actorId: actor.userId,
         data: { space_id: spaceId, action: 'removed', upstream_id: upstreamId, downstream_id: downstreamId },
+      });
+      await this.audit.record(em, actor, {
+        action: 'lineage.edge_deleted',
+        resourceType: 'lineage_edge',
+        resourceId: `${upstreamId}->${downstreamId}`,
+        spaceId,
       });
     });
   }

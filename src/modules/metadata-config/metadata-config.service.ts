@@ -5,6 +5,7 @@ import type { Actor } from '../../common/auth/actor';
 import { Conflict, FieldError, NotFound, ValidationFailed } from '../../common/errors/domain-error';
 import type { SpaceAccess } from '../../common/permissions/space-access.port';
 import { TransactionRunner } from '../../database/transaction-runner';
+import { AuditService } from '../../platform/audit/audit.service';
 import { OutboxService } from '../../platform/outbox/outbox.service';
 import { Collection, COLLECTION_SPECS, CollectionSpec, DEFAULT_COLOR, snakeSlug } from './collections';
 import { CreateLevelDto, CreateStatusDto, UpdateLevelDto, UpdateStatusDto } from './dto/metadata.requests';
@@ -46,6 +47,7 @@ export class MetadataConfigService {
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly tx: TransactionRunner,
     private readonly outbox: OutboxService,
+    private readonly audit: AuditService,
   ) {}
 
   async list(_actor: Actor, access: SpaceAccess, collection: Collection): Promise<ValueResponse[]> {
@@ -135,6 +137,13 @@ export class MetadataConfigService {
       const value = await this.requireLive(em, spec, spaceId, id);
       await em.getRepository(spec.entity).update(value.id, { deletedAt: new Date() });
       await this.changed(em, actor, spaceId, collection, 'deleted', [value.id]);
+      await this.audit.record(em, actor, {
+        action: 'metadata_config.value_deleted',
+        resourceType: collection,
+        resourceId: value.id,
+        spaceId,
+        details: { name: value.name },
+      });
     });
   }
 
