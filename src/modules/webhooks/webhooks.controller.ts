@@ -55,6 +55,8 @@ export class WebhooksController {
   @ApiOperation({
     operationId: 'listWebhookEventTypes',
     summary: 'List the event types a webhook can subscribe to, by category',
+    description:
+      "Every event the API emits about a space. Platform-wide events (accounts, API keys) carry other users' data and are never delivered to a space's webhooks, so they are not listed.",
   })
   @ApiOkResponse({ type: EventTypeCategory, isArray: true })
   eventTypes(@Param() _params: SlugParams): EventTypeCategory[] {
