@@ -9,6 +9,7 @@ import { DatabaseConnection } from './database/data-source-options';
 import { DatabaseModule } from './database/database.module';
 import { AccountsModule } from './modules/accounts/accounts.module';
 import { ApiKeysModule } from './modules/api-keys/api-keys.module';
+import { AttachmentsModule } from './modules/attachments/attachments.module';
 import { AuditLogModule } from './modules/audit/audit.module';
 import { CatalogModule } from './modules/catalog/catalog.module';
 import { HealthModule } from './modules/health/health.module';
@@ -26,6 +27,7 @@ import { MailModule } from './platform/mail/mail.module';
 import { MetricsModule } from './platform/metrics/metrics.module';
 import { OutboundHttpModule } from './platform/outbound-http/outbound-http.module';
 import { OutboxModule } from './platform/outbox/outbox.module';
+import { StorageModule } from './platform/storage/storage.module';
 
 export interface AppModuleOptions {
   config: AppConfig;
@@ -48,6 +50,7 @@ export class AppModule {
         MailModule,
         OutboxModule,
         OutboundHttpModule,
+        StorageModule,
         AuditModule,
         HealthModule,
         UsersModule,
@@ -60,6 +63,7 @@ export class AppModule {
         SpacesModule,
         MetadataConfigModule,
         CatalogModule,
+        AttachmentsModule,
       ],
       providers: [
         { provide: APP_FILTER, useClass: ProblemDetailsFilter },

@@ -41,6 +41,26 @@ export interface DomainEventMap {
   'access_request.submitted': AccessRequestEventData;
   'access_request.approved': AccessRequestEventData & { expires_at: string | null; decided_by: string };
   'access_request.rejected': AccessRequestEventData & { reason: string; decided_by: string };
+
+  // Attachments (of products and tickets).
+  'attachment.created': AttachmentEventData;
+  'attachment.deleted': AttachmentEventData & {
+    /** `deleted` by a user; `parent_deleted` when its product, ticket or space went. */
+    reason: 'deleted' | 'parent_deleted';
+  };
+}
+
+export interface AttachmentEventData {
+  attachment_id: string;
+  space_id: string;
+  parent_type: 'product' | 'ticket';
+  product_id: string | null;
+  ticket_id: string | null;
+  comment_id: string | null;
+  file_name: string;
+  file_size: number;
+  mime_type: string;
+  uploaded_by: string | null;
 }
 
 export interface ProductEventData {
@@ -130,6 +150,16 @@ export const EVENT_CATALOG = {
   'access_request.rejected': {
     category: 'access_requests',
     description: 'An access request was rejected.',
+    scope: 'space',
+  },
+  'attachment.created': {
+    category: 'attachments',
+    description: 'A file was attached to a data product or a ticket.',
+    scope: 'space',
+  },
+  'attachment.deleted': {
+    category: 'attachments',
+    description: 'An attachment was deleted (by a user, or with its product, ticket or space).',
     scope: 'space',
   },
 } satisfies Record<DomainEventType, EventCatalogEntry>;

@@ -1,4 +1,4 @@
-import { Module, OnApplicationShutdown, Inject } from '@nestjs/common';
+import { Global, Inject, Module, OnApplicationShutdown } from '@nestjs/common';
 import { join } from 'node:path';
 import { APP_CONFIG, AppConfig } from '../../config/app.config';
 import { LocalObjectStorage } from './local-object-storage';
@@ -14,6 +14,7 @@ async function createStorage(config: AppConfig): Promise<ObjectStorage> {
 }
 
 /** The configured object storage (STORAGE_BACKEND), for modules that keep files. */
+@Global()
 @Module({
   providers: [{ provide: ObjectStorage, inject: [APP_CONFIG], useFactory: createStorage }],
   exports: [ObjectStorage],

@@ -67,6 +67,7 @@ const HTML_ROOTS = new Set([
 ]);
 
 // C0 controls other than tab, line feed and carriage return (and DEL) do not occur in text.
+// eslint-disable-next-line no-control-regex -- finding control characters is the point
 const CONTROL = /[\x00-\x08\x0B-\x0C\x0E-\x1F\x7F]/;
 
 type Plan =
