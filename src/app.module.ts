@@ -17,6 +17,7 @@ import { NotificationsModule } from './modules/notifications/notifications.modul
 import { RateLimitGuard } from './modules/rate-limits/rate-limit.guard';
 import { RateLimitsModule } from './modules/rate-limits/rate-limits.module';
 import { SpacesModule } from './modules/spaces/spaces.module';
+import { TicketsModule } from './modules/tickets/tickets.module';
 import { UsersModule } from './modules/users/users.module';
 import { WebhooksModule } from './modules/webhooks/webhooks.module';
 import { AuditModule } from './platform/audit/audit.module';
@@ -60,6 +61,7 @@ export class AppModule {
         SpacesModule,
         MetadataConfigModule,
         CatalogModule,
+        TicketsModule,
       ],
       providers: [
         { provide: APP_FILTER, useClass: ProblemDetailsFilter },
