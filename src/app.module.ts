@@ -11,9 +11,11 @@ import { AccountsModule } from './modules/accounts/accounts.module';
 import { ApiKeysModule } from './modules/api-keys/api-keys.module';
 import { AuditLogModule } from './modules/audit/audit.module';
 import { CatalogModule } from './modules/catalog/catalog.module';
+import { ConnectorsModule } from './modules/connectors/connectors.module';
 import { HealthModule } from './modules/health/health.module';
 import { MetadataConfigModule } from './modules/metadata-config/metadata-config.module';
 import { NotificationsModule } from './modules/notifications/notifications.module';
+import { QualityModule } from './modules/quality/quality.module';
 import { RateLimitGuard } from './modules/rate-limits/rate-limit.guard';
 import { RateLimitsModule } from './modules/rate-limits/rate-limits.module';
 import { SpacesModule } from './modules/spaces/spaces.module';
@@ -62,6 +64,8 @@ export class AppModule {
         MetadataConfigModule,
         CatalogModule,
         TicketsModule,
+        ConnectorsModule,
+        QualityModule,
       ],
       providers: [
         { provide: APP_FILTER, useClass: ProblemDetailsFilter },
