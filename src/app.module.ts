@@ -12,12 +12,15 @@ import { ApiKeysModule } from './modules/api-keys/api-keys.module';
 import { AttachmentsModule } from './modules/attachments/attachments.module';
 import { AuditLogModule } from './modules/audit/audit.module';
 import { CatalogModule } from './modules/catalog/catalog.module';
+import { ConnectorsModule } from './modules/connectors/connectors.module';
 import { HealthModule } from './modules/health/health.module';
 import { MetadataConfigModule } from './modules/metadata-config/metadata-config.module';
 import { NotificationsModule } from './modules/notifications/notifications.module';
+import { QualityModule } from './modules/quality/quality.module';
 import { RateLimitGuard } from './modules/rate-limits/rate-limit.guard';
 import { RateLimitsModule } from './modules/rate-limits/rate-limits.module';
 import { SpacesModule } from './modules/spaces/spaces.module';
+import { TicketsModule } from './modules/tickets/tickets.module';
 import { UsersModule } from './modules/users/users.module';
 import { WebhooksModule } from './modules/webhooks/webhooks.module';
 import { AuditModule } from './platform/audit/audit.module';
@@ -63,6 +66,9 @@ export class AppModule {
         SpacesModule,
         MetadataConfigModule,
         CatalogModule,
+        TicketsModule,
+        ConnectorsModule,
+        QualityModule,
         AttachmentsModule,
       ],
       providers: [
