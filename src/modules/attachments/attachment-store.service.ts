@@ -107,6 +107,9 @@ export class AttachmentStore implements OnModuleInit {
     this.dispatcher.on('space.deleted', 'attachments.space-orphans', async (_event, em) => {
       await this.sweepOrphans(em);
     });
+    this.dispatcher.on('ticket.deleted', 'attachments.ticket-orphans', async (_event, em) => {
+      await this.sweepOrphans(em);
+    });
   }
 
   // Uploads.
@@ -147,7 +150,7 @@ export class AttachmentStore implements OnModuleInit {
 
   /** Writes the row and its `attachment.created` event in the caller's transaction. */
   async record(em: EntityManager, attachment: Attachment): Promise<void> {
-    const { product: _product, uploader: _uploader, ...columns } = attachment;
+    const { product: _p, ticket: _t, comment: _c, uploader: _u, ...columns } = attachment;
     await em.getRepository(Attachment).insert(columns);
     await this.outbox.append(em, {
       type: 'attachment.created',

@@ -30,7 +30,7 @@ import { FILE_CONTENT, fileResponse } from './file-response';
 import { MultipartUpload, UploadedForm } from './multipart-upload';
 import { ProductAttachmentsService } from './product-attachments.service';
 
-const KINDS_AND_CHECKS =
+export const KINDS_AND_CHECKS =
   'The kind is decided from the content alone: magic bytes for PDF, PNG, JPEG, GIF, ZIP, Parquet, the OOXML packages ' +
   '(docx, xlsx, pptx, told from a plain ZIP by their content types) and the legacy OLE files (doc, xls, ppt, by their streams); ' +
   'UTF-8 text checked whole for JSON (parseable), XML (well-formed, one root; an `svg` root makes it SVG) and CSV ' +

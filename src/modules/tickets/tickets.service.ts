@@ -271,6 +271,11 @@ export class TicketsService {
     }
   }
 
+  /** Whether a comment belongs to a ticket (attachments may name the comment they go with). */
+  async hasComment(ticketId: string, commentId: string, em?: EntityManager): Promise<boolean> {
+    return (em ?? this.dataSource.manager).getRepository(TicketComment).existsBy({ id: commentId, ticketId });
+  }
+
   /**
    * Links a ticket to a quality incident of the same space, in the caller's
    * transaction. Linking twice is a no-op. A ticket that is missing or in

@@ -1,5 +1,7 @@
 import { Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn } from 'typeorm';
 import { Product } from '../../catalog/entities/product.entity';
+import { TicketComment } from '../../tickets/entities/ticket-comment.entity';
+import { Ticket } from '../../tickets/entities/ticket.entity';
 import { User } from '../../users/entities/user.entity';
 
 export const ATTACHMENT_PARENTS = ['product', 'ticket'] as const;
@@ -42,10 +44,11 @@ export class Attachment {
   @Column('uuid', { nullable: true })
   productId: string | null;
 
+  /** Set while the ticket exists (null after it is deleted: the row is then swept). */
   @Column('uuid', { nullable: true })
   ticketId: string | null;
 
-  /** The ticket comment the file belongs to, if any. */
+  /** The ticket comment the file belongs to, if any (null again if the comment goes). */
   @Column('uuid', { nullable: true })
   commentId: string | null;
 
@@ -70,6 +73,14 @@ export class Attachment {
   @ManyToOne(() => Product, { onDelete: 'SET NULL' })
   @JoinColumn({ name: 'product_id', foreignKeyConstraintName: 'attachments_product_fk' })
   product?: Product;
+
+  @ManyToOne(() => Ticket, { onDelete: 'SET NULL' })
+  @JoinColumn({ name: 'ticket_id', foreignKeyConstraintName: 'attachments_ticket_fk' })
+  ticket?: Ticket;
+
+  @ManyToOne(() => TicketComment, { onDelete: 'SET NULL' })
+  @JoinColumn({ name: 'comment_id', foreignKeyConstraintName: 'attachments_comment_fk' })
+  comment?: TicketComment;
 
   @ManyToOne(() => User, { onDelete: 'SET NULL' })
   @JoinColumn({ name: 'uploaded_by', foreignKeyConstraintName: 'attachments_uploaded_by_fk' })
