@@ -93,7 +93,9 @@ export class CatalogAttachmentsController {
     operationId: 'getProductAttachmentDownload',
     summary: 'Get a signed, expiring download URL for a product attachment',
     description:
-      'Any member of the space (404 for anyone else). With the `s3` storage backend the URL is a presigned GET URL of the store; ' +
+      'Any member of the space (404 for anyone else). With the `s3` storage backend the URL is a presigned GET URL of the store, ' +
+      'which answers with the type and `attachment` disposition the API would send (a store cannot add a CSP header, but it serves ' +
+      "from its own origin, never the API's); " +
       "with `local` it is this API's `/catalog/attachments/{attachment_id}/content` route with an HMAC signature, which answers 403 " +
       'once altered or expired. Links live 15 minutes unless ATTACHMENT_LINK_TTL_SECONDS says otherwise; the file comes as a download ' +
       '(`Content-Disposition: attachment`).',
