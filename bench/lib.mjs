@@ -67,6 +67,7 @@ export async function startProcess({ script = join(ROOT, 'dist', 'main.js'), env
   }
   return {
     base,
+    pid: child.pid,
     async stop() {
       child.kill('SIGTERM');
       await new Promise((r) => child.once('exit', r));

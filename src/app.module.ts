@@ -9,14 +9,18 @@ import { DatabaseConnection } from './database/data-source-options';
 import { DatabaseModule } from './database/database.module';
 import { AccountsModule } from './modules/accounts/accounts.module';
 import { ApiKeysModule } from './modules/api-keys/api-keys.module';
+import { AttachmentsModule } from './modules/attachments/attachments.module';
 import { AuditLogModule } from './modules/audit/audit.module';
 import { CatalogModule } from './modules/catalog/catalog.module';
+import { ConnectorsModule } from './modules/connectors/connectors.module';
 import { HealthModule } from './modules/health/health.module';
 import { MetadataConfigModule } from './modules/metadata-config/metadata-config.module';
 import { NotificationsModule } from './modules/notifications/notifications.module';
+import { QualityModule } from './modules/quality/quality.module';
 import { RateLimitGuard } from './modules/rate-limits/rate-limit.guard';
 import { RateLimitsModule } from './modules/rate-limits/rate-limits.module';
 import { SpacesModule } from './modules/spaces/spaces.module';
+import { TicketsModule } from './modules/tickets/tickets.module';
 import { UsersModule } from './modules/users/users.module';
 import { WebhooksModule } from './modules/webhooks/webhooks.module';
 import { AuditModule } from './platform/audit/audit.module';
@@ -26,6 +30,7 @@ import { MailModule } from './platform/mail/mail.module';
 import { MetricsModule } from './platform/metrics/metrics.module';
 import { OutboundHttpModule } from './platform/outbound-http/outbound-http.module';
 import { OutboxModule } from './platform/outbox/outbox.module';
+import { StorageModule } from './platform/storage/storage.module';
 
 export interface AppModuleOptions {
   config: AppConfig;
@@ -48,6 +53,7 @@ export class AppModule {
         MailModule,
         OutboxModule,
         OutboundHttpModule,
+        StorageModule,
         AuditModule,
         HealthModule,
         UsersModule,
@@ -60,6 +66,10 @@ export class AppModule {
         SpacesModule,
         MetadataConfigModule,
         CatalogModule,
+        TicketsModule,
+        ConnectorsModule,
+        QualityModule,
+        AttachmentsModule,
       ],
       providers: [
         { provide: APP_FILTER, useClass: ProblemDetailsFilter },

@@ -39,9 +39,47 @@ describe('loadConfig', () => {
     [{ REDIS_KEY_PREFIX: 'has space' }, /REDIS_KEY_PREFIX must be 1 to 100/],
     [{ ENCRYPTION_KEY: 'c2hvcnQ=' }, /ENCRYPTION_KEY must be 32 bytes/],
     [{ JWT_SECRET: 'short' }, /JWT_SECRET must be at least 32 characters/],
+    [{ STORAGE_BACKEND: 'ftp' }, /STORAGE_BACKEND must be one of local, s3/],
+    [{ STORAGE_BACKEND: 's3' }, /S3_BUCKET is required when STORAGE_BACKEND is s3/],
+    [{ S3_BUCKET: 'Not_A_Bucket' }, /S3_BUCKET must be a bucket name/],
+    [{ S3_ENDPOINT: 'ftp://store' }, /S3_ENDPOINT must use http: or https:/],
+    [{ S3_REGION: 'EU West' }, /S3_REGION must be a region name/],
+    [{ S3_ACCESS_KEY_ID: 'only-the-id' }, /S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY must be set together/],
+    [{ S3_FORCE_PATH_STYLE: 'perhaps' }, /S3_FORCE_PATH_STYLE must be true or false/],
+    [
+      { ATTACHMENT_LINK_TTL_SECONDS: '0' },
+      /ATTACHMENT_LINK_TTL_SECONDS must be a whole number from 1 to 604800/,
+    ],
   ])('rejects %o with a sentence naming the variable', (env, message) => {
     expect(() => loadConfig({ ...base, ...env })).toThrow(ConfigError);
     expect(() => loadConfig({ ...base, ...env })).toThrow(message);
+  });
+
+  it('stores attachments locally unless told otherwise', () => {
+    const config = loadConfig(base);
+    expect(config.storageBackend).toBe('local');
+    expect(config.s3).toBeNull();
+    expect(config.attachmentLinkTtlSeconds).toBe(900);
+  });
+
+  it('reads the S3 settings for the s3 backend', () => {
+    const config = loadConfig({
+      ...base,
+      STORAGE_BACKEND: 's3',
+      S3_ENDPOINT: 'http://127.0.0.1:9000/',
+      S3_REGION: 'eu-west-1',
+      S3_BUCKET: 'verity-attachments',
+      S3_ACCESS_KEY_ID: 'key',
+      S3_SECRET_ACCESS_KEY: 'secret',
+      S3_FORCE_PATH_STYLE: 'true',
+    });
+    expect(config.s3).toEqual({
+      endpoint: 'http://127.0.0.1:9000',
+      region: 'eu-west-1',
+      bucket: 'verity-attachments',
+      credentials: { accessKeyId: 'key', secretAccessKey: 'secret' },
+      forcePathStyle: true,
+    });
   });
 
   it('uses a pool for a real database', () => {

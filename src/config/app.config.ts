@@ -37,8 +37,24 @@ export interface AppConfig {
   rateLimitEnabled: boolean;
   metricsToken: string | null;
   storageBackend: 'local' | 's3';
+  /** The S3-compatible object store; set exactly when `storageBackend` is `s3`. */
+  s3: S3Config | null;
+  /** Lifetime of a signed attachment download link (ATTACHMENT_LINK_TTL_SECONDS, default 15 minutes). */
+  attachmentLinkTtlSeconds: number;
   logLevel: LogLevel;
   allowPrivateNetworkTargets: boolean;
+}
+
+/** Where attachments live with `STORAGE_BACKEND=s3` (AWS S3 or any S3-compatible store). */
+export interface S3Config {
+  /** S3_ENDPOINT: the store's URL; null means AWS S3 itself for `region`. */
+  endpoint: string | null;
+  region: string;
+  bucket: string;
+  /** S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY, set together; null means the SDK's default credential chain. */
+  credentials: { accessKeyId: string; secretAccessKey: string } | null;
+  /** Path-style URLs (`endpoint/bucket/key`), which most self-hosted stores need. */
+  forcePathStyle: boolean;
 }
 
 export const APP_CONFIG = Symbol('APP_CONFIG');
@@ -127,6 +143,38 @@ function encryptionKey(env: Env, dataDir: string): Buffer {
   return key;
 }
 
+const S3_BUCKET = /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/;
+
+function s3Config(env: Env, backend: 'local' | 's3'): S3Config | null {
+  // Validated whenever given, so a typo fails the boot even before the backend is switched.
+  const endpoint = url(env, 'S3_ENDPOINT', ['http:', 'https:']);
+  const region = read(env, 'S3_REGION') ?? 'us-east-1';
+  if (!/^[a-z0-9-]{2,40}$/.test(region)) {
+    throw new ConfigError(`S3_REGION must be a region name such as us-east-1, got "${region}".`);
+  }
+  const bucket = read(env, 'S3_BUCKET');
+  if (bucket !== undefined && !S3_BUCKET.test(bucket)) {
+    throw new ConfigError(
+      `S3_BUCKET must be a bucket name (3 to 63 lowercase letters, digits, dots or hyphens), got "${bucket}".`,
+    );
+  }
+  const accessKeyId = read(env, 'S3_ACCESS_KEY_ID');
+  const secretAccessKey = read(env, 'S3_SECRET_ACCESS_KEY');
+  if ((accessKeyId === undefined) !== (secretAccessKey === undefined)) {
+    throw new ConfigError('S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY must be set together.');
+  }
+  const forcePathStyle = boolean(env, 'S3_FORCE_PATH_STYLE', false);
+  if (backend !== 's3') return null;
+  if (bucket === undefined) throw new ConfigError('S3_BUCKET is required when STORAGE_BACKEND is s3.');
+  return {
+    endpoint: endpoint?.replace(/\/+$/, '') ?? null,
+    region,
+    bucket,
+    credentials: accessKeyId && secretAccessKey ? { accessKeyId, secretAccessKey } : null,
+    forcePathStyle,
+  };
+}
+
 export function loadConfig(env: Env = process.env): AppConfig {
   const dataDirRaw = read(env, 'DATA_DIR') ?? './data';
   const dataDir = isAbsolute(dataDirRaw) ? dataDirRaw : resolve(process.cwd(), dataDirRaw);
@@ -136,6 +184,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     throw new ConfigError('JWT_SECRET must be at least 32 characters long.');
   }
   const port = integer(env, 'PORT', 8000, 0, 65535);
+  const storageBackend = oneOf(env, 'STORAGE_BACKEND', ['local', 's3'] as const, 'local');
   return {
     port,
     host: read(env, 'HOST') ?? '0.0.0.0',
@@ -157,7 +206,10 @@ export function loadConfig(env: Env = process.env): AppConfig {
     rateLimitAnonTier: oneOf(env, 'RATE_LIMIT_ANON_TIER', RATE_LIMIT_TIERS, 'standard'),
     rateLimitEnabled: boolean(env, 'RATE_LIMIT_ENABLED', true),
     metricsToken: read(env, 'METRICS_TOKEN') ?? null,
-    storageBackend: oneOf(env, 'STORAGE_BACKEND', ['local', 's3'] as const, 'local'),
+    storageBackend,
+    s3: s3Config(env, storageBackend),
+    // Seven days is the longest an S3 presigned URL may live.
+    attachmentLinkTtlSeconds: integer(env, 'ATTACHMENT_LINK_TTL_SECONDS', 900, 1, 604_800),
     logLevel: oneOf(env, 'LOG_LEVEL', LOG_LEVELS, 'log'),
     allowPrivateNetworkTargets: boolean(env, 'ALLOW_PRIVATE_NETWORK_TARGETS', false),
   };

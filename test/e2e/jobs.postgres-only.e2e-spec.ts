@@ -16,6 +16,11 @@ describe('cron schedules across replicas', () => {
 
   it('runs a due occurrence exactly once and schedules the next one', async () => {
     const db = a.app.get(DataSource);
+    // Suites that ran before on this worker's database may have left jobs mid-flight (a webhook
+    // delivery claimed as its app closed stays "running" for minutes): only the cron's job matters here.
+    await db.query(
+      `UPDATE jobs SET status = 'failed', finished_at = now() WHERE status IN ('pending', 'running')`,
+    );
     const [[{ due }]] = await db.query(
       `UPDATE job_schedules SET next_run_at = date_trunc('minute', now()) - interval '1 hour'
         WHERE name = 'platform.retention' RETURNING next_run_at AS due`,

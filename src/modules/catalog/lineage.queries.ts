@@ -67,6 +67,24 @@ export class LineageQueries {
     return rows.map((row) => row.id);
   }
 
+  /** `productId`, its ancestors and its descendants (any depth). */
+  static async relatedIds(em: EntityManager, productId: string): Promise<string[]> {
+    const rows = (await em.query(
+      `WITH RECURSIVE down(id) AS (
+         SELECT $1::uuid
+         UNION
+         SELECT e.downstream_id FROM down d JOIN lineage_edges e ON e.upstream_id = d.id
+       ), up(id) AS (
+         SELECT $1::uuid
+         UNION
+         SELECT e.upstream_id FROM up u JOIN lineage_edges e ON e.downstream_id = u.id
+       )
+       SELECT id FROM down UNION SELECT id FROM up`,
+      [productId],
+    )) as { id: string }[];
+    return rows.map((row) => row.id);
+  }
+
   /** Whether `to` is downstream of `from` (any depth); stops at the first hit. */
   static async reaches(em: EntityManager, from: string, to: string): Promise<boolean> {
     const rows = (await em.query(

@@ -136,6 +136,15 @@ export class LineageService {
     return LineageQueries.downstreamIds(em ?? this.dataSource.manager, productId);
   }
 
+  /**
+   * The product itself and every product linked to it by lineage in either
+   * direction (its ancestors and descendants, any depth): what an alert on
+   * it correlates with.
+   */
+  relatedIds(productId: string, em?: EntityManager): Promise<string[]> {
+    return LineageQueries.relatedIds(em ?? this.dataSource.manager, productId);
+  }
+
   /** Whether two products are linked by lineage in either direction (any depth), or are the same product. */
   async connected(a: string, b: string, em?: EntityManager): Promise<boolean> {
     if (a === b) return true;

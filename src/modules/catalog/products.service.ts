@@ -224,6 +224,15 @@ export class ProductsService {
     return ProductQueries.byIds(em ?? this.dataSource.manager, ids);
   }
 
+  /** Id and name of the products that exist among `ids`, by name. */
+  async namesOf(ids: string[], em?: EntityManager): Promise<{ id: string; name: string }[]> {
+    if (!ids.length) return [];
+    return (await (em ?? this.dataSource.manager).query(
+      `SELECT id, name FROM products WHERE id = ANY($1::uuid[]) ORDER BY name, id`,
+      [ids],
+    )) as { id: string; name: string }[];
+  }
+
   /** Owner and steward ids per product (products without any are left out). */
   async ownersAndStewardsOf(productIds: string[], em?: EntityManager): Promise<ProductGovernance[]> {
     if (!productIds.length) return [];

@@ -69,6 +69,15 @@ export class UsersService {
       .getMany();
   }
 
+  /** Users by email (lowercased), for mentions. */
+  findByEmails(emails: string[], em?: EntityManager): Promise<User[]> {
+    if (!emails.length) return Promise.resolve([]);
+    return (em?.getRepository(User) ?? this.users)
+      .createQueryBuilder('u')
+      .where('u.email = ANY(:emails)', { emails: emails.map((e) => e.trim().toLowerCase()) })
+      .getMany();
+  }
+
   /** With the password hash, for sign-in. */
   findByEmailForLogin(email: string, em?: EntityManager): Promise<User | null> {
     return (em?.getRepository(User) ?? this.users)

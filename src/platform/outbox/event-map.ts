@@ -41,6 +41,94 @@ export interface DomainEventMap {
   'access_request.submitted': AccessRequestEventData;
   'access_request.approved': AccessRequestEventData & { expires_at: string | null; decided_by: string };
   'access_request.rejected': AccessRequestEventData & { reason: string; decided_by: string };
+
+  // Issue tracker.
+  'ticket.created': TicketEventData;
+  'ticket.updated': TicketEventData & { changed: string[] };
+  'ticket.deleted': { ticket_id: string; space_id: string; title: string };
+  'ticket.commented': {
+    ticket_id: string;
+    space_id: string;
+    comment_id: string;
+    author_id: string;
+    mentioned_user_ids: string[];
+  };
+
+  // Data quality: check runs, alerts, incidents.
+  'quality_check.passed': CheckRunEventData;
+  'quality_check.failed': CheckRunEventData;
+  'alert.created': AlertEventData;
+  'alert.resolved': AlertEventData;
+  'incident.created': IncidentEventData;
+  'incident.updated': IncidentEventData & { changed: string[] };
+  'incident.resolved': IncidentEventData;
+
+  // Attachments (of products and tickets).
+  'attachment.created': AttachmentEventData;
+  'attachment.deleted': AttachmentEventData & {
+    /** `deleted` by a user; `parent_deleted` when its product, ticket or space went. */
+    reason: 'deleted' | 'parent_deleted';
+  };
+}
+
+export interface TicketEventData {
+  ticket_id: string;
+  space_id: string;
+  title: string;
+  status: string;
+  priority: string;
+  reporter_id: string;
+  assignee_id: string | null;
+  product_id: string | null;
+}
+
+export interface CheckRunEventData {
+  check_id: string;
+  run_id: string;
+  space_id: string;
+  product_id: string;
+  check_type: string;
+  name: string;
+  status: string;
+  observed_value: number | null;
+  message: string | null;
+  alert_id: string | null;
+}
+
+export interface AlertEventData {
+  alert_id: string;
+  space_id: string;
+  product_id: string;
+  alert_type: string;
+  severity: string;
+  status: string;
+  check_id: string | null;
+  incident_id: string;
+  message: string;
+}
+
+export interface IncidentEventData {
+  incident_id: string;
+  space_id: string;
+  title: string;
+  status: string;
+  severity: string;
+  alert_count: number;
+  root_product_id: string | null;
+  blast_radius_snapshot: string[];
+}
+
+export interface AttachmentEventData {
+  attachment_id: string;
+  space_id: string;
+  parent_type: 'product' | 'ticket';
+  product_id: string | null;
+  ticket_id: string | null;
+  comment_id: string | null;
+  file_name: string;
+  file_size: number;
+  mime_type: string;
+  uploaded_by: string | null;
 }
 
 export interface ProductEventData {
@@ -130,6 +218,47 @@ export const EVENT_CATALOG = {
   'access_request.rejected': {
     category: 'access_requests',
     description: 'An access request was rejected.',
+    scope: 'space',
+  },
+  'ticket.created': { category: 'issues', description: 'A ticket was filed.', scope: 'space' },
+  'ticket.updated': {
+    category: 'issues',
+    description: "A ticket's fields, status or assignee changed.",
+    scope: 'space',
+  },
+  'ticket.deleted': { category: 'issues', description: 'A ticket was deleted.', scope: 'space' },
+  'ticket.commented': { category: 'issues', description: 'Someone commented on a ticket.', scope: 'space' },
+  'quality_check.passed': { category: 'quality', description: 'A quality check run passed.', scope: 'space' },
+  'quality_check.failed': {
+    category: 'quality',
+    description: 'A quality check run failed (an alert was opened).',
+    scope: 'space',
+  },
+  'alert.created': {
+    category: 'quality',
+    description: 'An alert was opened (by a failed check or pushed by a monitoring tool).',
+    scope: 'space',
+  },
+  'alert.resolved': { category: 'quality', description: 'An alert was resolved.', scope: 'space' },
+  'incident.created': {
+    category: 'quality',
+    description: 'A new incident was opened for an alert that joined no open incident.',
+    scope: 'space',
+  },
+  'incident.updated': {
+    category: 'quality',
+    description: 'An incident changed: an alert joined it, or its status, severity, root or notes changed.',
+    scope: 'space',
+  },
+  'incident.resolved': { category: 'quality', description: 'An incident was resolved.', scope: 'space' },
+  'attachment.created': {
+    category: 'attachments',
+    description: 'A file was attached to a data product or a ticket.',
+    scope: 'space',
+  },
+  'attachment.deleted': {
+    category: 'attachments',
+    description: 'An attachment was deleted (by a user, or with its product, ticket or space).',
     scope: 'space',
   },
 } satisfies Record<DomainEventType, EventCatalogEntry>;

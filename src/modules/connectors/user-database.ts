@@ -1,0 +1,130 @@
+import { lookup as dnsLookup, LookupAddress } from 'node:dns';
+import { Inject, Injectable } from '@nestjs/common';
+import { Client, QueryConfig } from 'pg';
+import { APP_CONFIG, AppConfig } from '../../config/app.config';
+import { addressRefusal } from '../../platform/outbound-http/address-policy';
+import { PostgresTarget } from './connection-string';
+
+/** Limits of every session on a user's database. */
+export const USER_DB_LIMITS = {
+  connectTimeoutMs: 5_000,
+  /** The default statement timeout; a check may ask for less. */
+  statementTimeoutMs: 10_000,
+  lockTimeoutMs: 2_000,
+  /** Rows any one query may bring back. */
+  rowCap: 1_000,
+} as const;
+
+export interface SessionOptions {
+  statementTimeoutMs?: number;
+}
+
+/** Queries on a user's database inside one read-only transaction. */
+export interface ReadOnlySession {
+  /** One statement (extended protocol, so never several), with bound parameters. */
+  query<T = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<T[]>;
+}
+
+/** A user's database could not be reached or refused a query; the message is safe to show. */
+export class UserDatabaseError extends Error {
+  override readonly name = 'UserDatabaseError';
+}
+
+/**
+ * Sessions on users' databases: a dedicated short-lived `pg.Client` per
+ * operation (never the application's pool), the host resolved and checked
+ * against the outbound address policy at connect time (and the checked
+ * address is the one dialled, so DNS cannot be swapped in between), the
+ * session read-only by default with statement and lock timeouts, and every
+ * operation inside a READ ONLY transaction that is rolled back.
+ */
+@Injectable()
+export class UserDatabase {
+  constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {}
+
+  async withSession<T>(
+    target: PostgresTarget,
+    work: (session: ReadOnlySession) => Promise<T>,
+    options: SessionOptions = {},
+  ): Promise<T> {
+    const address = await this.resolve(target.host);
+    const timeout = Math.min(options.statementTimeoutMs ?? Infinity, USER_DB_LIMITS.statementTimeoutMs);
+    const client = new Client({
+      host: address,
+      port: target.port,
+      user: target.user,
+      password: target.password,
+      database: target.database,
+      ssl:
+        target.sslmode === 'disable'
+          ? false
+          : { rejectUnauthorized: target.sslmode === 'verify-full', servername: target.host },
+      connectionTimeoutMillis: USER_DB_LIMITS.connectTimeoutMs,
+      // A client-side backstop in case the server ignores the statement timeout.
+      query_timeout: timeout + 5_000,
+      application_name: 'verity-connector',
+    });
+    client.on('error', () => undefined); // a dropped connection surfaces through the pending query
+    try {
+      await client.connect();
+    } catch (error) {
+      await client.end().catch(() => undefined);
+      throw new UserDatabaseError(`Could not connect to ${target.host}:${target.port}: ${reason(error)}`);
+    }
+    try {
+      await client.query(
+        `SET default_transaction_read_only = on; SET statement_timeout = ${Math.floor(timeout)};
+         SET lock_timeout = ${USER_DB_LIMITS.lockTimeoutMs}; SET idle_in_transaction_session_timeout = 60000`,
+      );
+      await client.query('BEGIN READ ONLY');
+      const session: ReadOnlySession = {
+        query: async <R>(sql: string, params: unknown[] = []) => {
+          try {
+            // The extended protocol runs exactly one statement: no `; COMMIT; ...` smuggling.
+            const config: QueryConfig & { queryMode: 'extended' } = {
+              text: sql,
+              values: params,
+              queryMode: 'extended',
+            };
+            const result = await client.query(config);
+            return result.rows as R[];
+          } catch (error) {
+            throw new UserDatabaseError(reason(error));
+          }
+        },
+      };
+      return await work(session);
+    } catch (error) {
+      if (error instanceof UserDatabaseError) throw error;
+      throw new UserDatabaseError(reason(error));
+    } finally {
+      await client.query('ROLLBACK').catch(() => undefined);
+      await client.end().catch(() => undefined);
+    }
+  }
+
+  /** The address to dial: the host itself when literal, else its first address, every one of them allowed. */
+  private async resolve(host: string): Promise<string> {
+    const policy = { allowPrivate: this.config.allowPrivateNetworkTargets };
+    let addresses: LookupAddress[];
+    try {
+      addresses = await new Promise<LookupAddress[]>((resolve, reject) =>
+        dnsLookup(host, { all: true }, (error, found) => (error ? reject(error) : resolve(found))),
+      );
+    } catch {
+      throw new UserDatabaseError(`${host} does not resolve.`);
+    }
+    if (!addresses.length) throw new UserDatabaseError(`${host} does not resolve.`);
+    for (const { address } of addresses) {
+      const refused = addressRefusal(address, policy);
+      if (refused) throw new UserDatabaseError(`${host} is not allowed: ${refused}.`);
+    }
+    return addresses[0].address;
+  }
+}
+
+/** A database error's own message (PostgreSQL never echoes the password). */
+function reason(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  return message.slice(0, 500);
+}

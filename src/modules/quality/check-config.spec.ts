@@ -1,0 +1,85 @@
+import { checkConfigErrors, quoteIdentifier, quoteTableName } from './check-config';
+
+const fields = (errors: { field: string }[]) => errors.map((e) => e.field);
+
+describe('identifiers', () => {
+  it('quotes plain identifiers and schema-qualified tables', () => {
+    expect(quoteIdentifier('orders')).toBe('"orders"');
+    expect(quoteIdentifier('Order_Items$2')).toBe('"Order_Items$2"');
+    expect(quoteTableName('sales.orders')).toBe('"sales"."orders"');
+  });
+
+  it('refuses anything that could carry SQL', () => {
+    for (const bad of [
+      'orders; DROP TABLE users',
+      'orders"--',
+      'a b',
+      '1orders',
+      '',
+      'x'.repeat(64),
+      'a.b.c',
+      'orders)',
+      "orders'",
+      'sales.',
+    ]) {
+      expect(quoteTableName(bad)).toBeNull();
+    }
+    expect(quoteIdentifier('col" IS NULL OR "x')).toBeNull();
+  });
+});
+
+describe('check configuration', () => {
+  it('accepts each type in its documented shape', () => {
+    expect(checkConfigErrors('sql_assertion', { sql: 'SELECT 1 WHERE false', timeout_seconds: 5 })).toEqual(
+      [],
+    );
+    expect(checkConfigErrors('row_count', { table: 'orders', min: 1, max: 10, approximate: true })).toEqual(
+      [],
+    );
+    expect(
+      checkConfigErrors('null_rate', { table: 'sales.orders', column: 'email', max_rate: 0.05 }),
+    ).toEqual([]);
+    expect(
+      checkConfigErrors('freshness', { table: 'orders', column: 'updated_at', max_age_minutes: null }),
+    ).toEqual([]);
+    expect(checkConfigErrors('freshness', { table: 'orders', column: 'updated_at' })).toEqual([]);
+    expect(
+      checkConfigErrors('schema', {
+        table: 'orders',
+        expected_columns: ['id', { name: 'total', type: 'numeric', nullable: false }],
+        allow_extra_columns: false,
+      }),
+    ).toEqual([]);
+    expect(checkConfigErrors('custom', { anything: { goes: true } })).toEqual([]);
+  });
+
+  it('names every invalid setting', () => {
+    expect(fields(checkConfigErrors('row_count', { table: 'x;y' }))).toEqual(['config.table', 'config.min']);
+    expect(fields(checkConfigErrors('row_count', { table: 't', min: 5, max: 2 }))).toEqual(['config.max']);
+    expect(fields(checkConfigErrors('row_count', { table: 't', min: -1, approximate: 'yes' }))).toEqual([
+      'config.min',
+      'config.approximate',
+    ]);
+    expect(fields(checkConfigErrors('null_rate', { table: 't', column: 'a b', max_rate: 2 }))).toEqual([
+      'config.column',
+      'config.max_rate',
+    ]);
+    expect(fields(checkConfigErrors('freshness', { table: 't', column: 'c', max_age_minutes: 0 }))).toEqual([
+      'config.max_age_minutes',
+    ]);
+    expect(fields(checkConfigErrors('schema', { table: 't', expected_columns: [] }))).toEqual([
+      'config.expected_columns',
+    ]);
+    expect(
+      fields(checkConfigErrors('schema', { table: 't', expected_columns: ['a', { nam: 'b' }] })),
+    ).toEqual(['config.expected_columns[1]']);
+    expect(fields(checkConfigErrors('sql_assertion', { sql: '  ' }))).toEqual(['config.sql']);
+    expect(fields(checkConfigErrors('sql_assertion', { sql: 'select 1', timeout_seconds: 30 }))).toEqual([
+      'config.timeout_seconds',
+    ]);
+  });
+
+  it('rejects settings that do not belong to the type', () => {
+    expect(fields(checkConfigErrors('row_count', { table: 't', min: 1, sql: 'x' }))).toEqual(['config.sql']);
+  });
+});

@@ -1,0 +1,160 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { PageQuery } from '../../../common/http/page.dto';
+import { EnumField, StringField, TextField, UuidField } from '../../../common/validation/field.decorators';
+import { PersonRef } from '../../catalog/dto/product.responses';
+import { TICKET_PRIORITIES, TICKET_STATUSES } from '../entities/ticket.entity';
+
+export class CreateTicketDto {
+  @UuidField({ description: 'The space the ticket belongs to; the caller needs edit access to it.' })
+  space_id: string;
+
+  @TextField({ max: 300 })
+  title: string;
+
+  @StringField({ optional: true, nullable: true, max: 20_000 })
+  description?: string | null;
+
+  @EnumField(TICKET_PRIORITIES, { optional: true, default: 'medium', enumName: 'TicketPriority' })
+  priority?: string;
+
+  @UuidField({ optional: true, nullable: true, description: 'A member of the space (422 otherwise).' })
+  assignee_id?: string | null;
+
+  @UuidField({ optional: true, nullable: true, description: 'A product of the space (422 otherwise).' })
+  product_id?: string | null;
+}
+
+/** Every field optional; only those given change. */
+export class UpdateTicketDto {
+  @TextField({ optional: true, max: 300 })
+  title?: string;
+
+  @StringField({ optional: true, nullable: true, max: 20_000 })
+  description?: string | null;
+
+  @EnumField(TICKET_STATUSES, { optional: true, enumName: 'TicketStatus' })
+  status?: string;
+
+  @EnumField(TICKET_PRIORITIES, { optional: true, enumName: 'TicketPriority' })
+  priority?: string;
+
+  @UuidField({ optional: true, nullable: true, description: 'A member of the space; null unassigns.' })
+  assignee_id?: string | null;
+
+  @UuidField({ optional: true, nullable: true, description: 'A product of the space; null unlinks.' })
+  product_id?: string | null;
+}
+
+export class ListTicketsQuery extends PageQuery {
+  @UuidField({ optional: true, description: 'Tickets of this space only (404 when not a member).' })
+  space_id?: string;
+
+  @EnumField(TICKET_STATUSES, { optional: true, enumName: 'TicketStatus' })
+  status?: string;
+
+  @UuidField({ optional: true, description: 'Tickets assigned to this user.' })
+  assignee_id?: string;
+}
+
+export class TicketParams {
+  @UuidField()
+  ticket_id: string;
+}
+
+export class CreateCommentDto {
+  @TextField({
+    max: 20_000,
+    description:
+      "`@<email>` mentions a member of the ticket's space, who gets an `issue_mentioned` notification.",
+  })
+  body: string;
+}
+
+export class TicketResponse {
+  @ApiProperty({ format: 'uuid' })
+  id: string;
+
+  @ApiProperty({ format: 'uuid' })
+  space_id: string;
+
+  @ApiProperty()
+  title: string;
+
+  @ApiProperty({ type: String, nullable: true })
+  description: string | null;
+
+  @ApiProperty({ enum: TICKET_STATUSES, enumName: 'TicketStatus' })
+  status: string;
+
+  @ApiProperty({ enum: TICKET_PRIORITIES, enumName: 'TicketPriority' })
+  priority: string;
+
+  @ApiProperty({ type: PersonRef, description: 'Who filed the ticket; the ticket owner.' })
+  reporter: PersonRef;
+
+  @ApiProperty({ type: PersonRef, nullable: true })
+  assignee: PersonRef | null;
+
+  @ApiProperty({ type: String, format: 'uuid', nullable: true })
+  product_id: string | null;
+
+  @ApiProperty({
+    type: String,
+    format: 'uuid',
+    isArray: true,
+    description: 'Quality incidents this ticket is linked to (oldest link first).',
+  })
+  incident_ids: string[];
+
+  @ApiProperty({ format: 'date-time' })
+  created_at: string;
+
+  @ApiProperty({ format: 'date-time' })
+  updated_at: string;
+}
+
+export class TicketCommentResponse {
+  @ApiProperty({ format: 'uuid' })
+  id: string;
+
+  @ApiProperty({ format: 'uuid' })
+  ticket_id: string;
+
+  @ApiProperty()
+  body: string;
+
+  @ApiProperty({ type: PersonRef })
+  author: PersonRef;
+
+  @ApiProperty({
+    type: String,
+    format: 'uuid',
+    isArray: true,
+    description: 'Members mentioned with `@<email>` (and notified).',
+  })
+  mentioned_user_ids: string[];
+
+  @ApiProperty({ format: 'date-time' })
+  created_at: string;
+}
+
+/** A ticket as shown on an incident. */
+export class LinkedTicketResponse {
+  @ApiProperty({ format: 'uuid' })
+  id: string;
+
+  @ApiProperty()
+  title: string;
+
+  @ApiProperty({ enum: TICKET_STATUSES, enumName: 'TicketStatus' })
+  status: string;
+
+  @ApiProperty({ enum: TICKET_PRIORITIES, enumName: 'TicketPriority' })
+  priority: string;
+
+  @ApiProperty({ type: String, format: 'uuid', nullable: true })
+  assignee_id: string | null;
+
+  @ApiProperty({ format: 'date-time', description: 'When the ticket was linked.' })
+  linked_at: string;
+}
