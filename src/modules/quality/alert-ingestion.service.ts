@@ -1,6 +1,6 @@
+import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
-import { EntityManager } from 'typeorm';
-import { jsonValue } from '../../database/json-column';
+import { EntityManager, QueryDeepPartialEntity } from 'typeorm';
 import { OutboxService } from '../../platform/outbox/outbox.service';
 import { LineageService } from '../catalog/lineage.service';
 import { ProductsService } from '../catalog/products.service';
@@ -15,6 +15,7 @@ import {
 import { Alert, AlertType } from './entities/alert.entity';
 import type { Severity } from './entities/check.entity';
 import { Incident } from './entities/incident.entity';
+import { IncidentCounts } from './incident-counts';
 import { alertEventData, incidentEventData } from './quality.mapper';
 
 export interface NewAlert {
@@ -53,70 +54,81 @@ export class AlertIngestion {
   ) {}
 
   async open(em: EntityManager, input: NewAlert): Promise<IngestedAlert> {
-    // Read the lineage before taking the lock: the walk is the costly part, and it does not depend on incidents.
+    // Read the lineage before taking the lock: the walk does not depend on incidents.
     const related = await this.lineage.relatedIds(input.productId, em);
     await em.query(`SELECT pg_advisory_xact_lock(hashtext($1))`, [`quality-correlation:${input.spaceId}`]);
-    const [{ now }] = (await em.query(`SELECT clock_timestamp() AS now`)) as { now: Date }[];
-    const candidates = await this.connectedIncidents(em, input.spaceId, related, now);
+    const now = new Date();
+    const candidates = await this.connectedIncidents(em, input.spaceId, related, input.productId, now);
     const picked = pickIncident(candidates, now);
+    const incidents = em.getRepository(Incident);
 
     let incident: Incident;
     let incidentCreated = false;
-    let productIsNew: boolean;
+    let productIsNew = true;
+    const changed: string[] = ['alert_count'];
     if (picked) {
-      incident = await em
-        .getRepository(Incident)
-        .findOneOrFail({ where: { id: picked.id }, lock: { mode: 'pessimistic_write' } });
-      productIsNew = !(await em
-        .getRepository(Alert)
-        .existsBy({ incidentId: incident.id, productId: input.productId }));
+      incident = await incidents
+        .createQueryBuilder('i')
+        .setLock('pessimistic_write')
+        .where('i.id = :id', { id: picked.id })
+        .getOneOrFail();
+      productIsNew = !candidates.find((c) => c.id === picked.id)!.hasProduct;
     } else {
-      incident = em.getRepository(Incident).create({
+      incident = incidents.create({
+        id: randomUUID(),
         spaceId: input.spaceId,
         title: incidentTitle(input.alertType, input.productName),
         status: 'open',
         severity: input.severity,
         alertCount: 0,
+        rootCause: null,
         rootProductId: input.productId,
+        rootProductPinned: false,
+        blastRadiusSnapshot: [],
+        blastRadiusIds: [],
         description: input.message,
+        downstreamNotifiedAt: null,
         createdAt: now,
+        updatedAt: now,
+        resolvedAt: null,
       });
-      incident = await em.getRepository(Incident).save(incident);
       incidentCreated = true;
-      productIsNew = true;
     }
 
-    const alertRepo = em.getRepository(Alert);
-    const alert = await alertRepo.save(
-      alertRepo.create({
-        spaceId: input.spaceId,
-        productId: input.productId,
-        checkId: input.checkId ?? null,
-        runId: input.runId ?? null,
-        incidentId: incident.id,
-        alertType: input.alertType,
-        severity: input.severity,
-        status: 'open',
-        message: input.message,
-        metadata: jsonValue(input.metadata ?? {}) as Record<string, unknown>,
-        createdAt: now,
-      }),
-    );
+    const alert = em.getRepository(Alert).create({
+      id: randomUUID(),
+      spaceId: input.spaceId,
+      productId: input.productId,
+      checkId: input.checkId ?? null,
+      runId: input.runId ?? null,
+      incidentId: incident.id,
+      alertType: input.alertType,
+      severity: input.severity,
+      status: 'open',
+      message: input.message,
+      metadata: input.metadata ?? {},
+      acknowledgedAt: null,
+      acknowledgedBy: null,
+      resolvedAt: null,
+      resolvedBy: null,
+      createdAt: now,
+      updatedAt: now,
+    });
 
-    const changed: string[] = ['alert_count'];
     incident.alertCount += 1;
     const severity = maxSeverity(incident.severity, input.severity);
     if (severity !== incident.severity) {
       incident.severity = severity;
       changed.push('severity');
     }
-    if (!incident.rootProductPinned && (incidentCreated || productIsNew)) {
+    // A new incident's root is its one product; a joined one's moves only when a new product joins it.
+    if (!incidentCreated && productIsNew && !incident.rootProductPinned) {
       const productIds = (
         (await em.query(`SELECT DISTINCT product_id FROM quality_alerts WHERE incident_id = $1`, [
           incident.id,
         ])) as { product_id: string }[]
       ).map((r) => r.product_id);
-      const root = await this.lineage.mostUpstream(productIds, em);
+      const root = await this.lineage.mostUpstream([...productIds, input.productId], em);
       if (root !== incident.rootProductId) {
         incident.rootProductId = root;
         changed.push('root_product_id');
@@ -125,7 +137,20 @@ export class AlertIngestion {
     // The blast radius is refreshed every time an alert joins (lineage may have changed since).
     if (await this.refreshBlastRadius(em, incident)) changed.push('blast_radius_snapshot');
     incident.updatedAt = now;
-    await em.getRepository(Incident).save(incident);
+    if (incidentCreated) {
+      await incidents.insert(incident as QueryDeepPartialEntity<Incident>);
+      await IncidentCounts.move(em, input.spaceId, null, 'open');
+    } else {
+      await incidents.update(incident.id, {
+        alertCount: incident.alertCount,
+        severity: incident.severity,
+        rootProductId: incident.rootProductId,
+        blastRadiusSnapshot: incident.blastRadiusSnapshot,
+        blastRadiusIds: incident.blastRadiusIds,
+        updatedAt: now,
+      });
+    }
+    await em.getRepository(Alert).insert(alert as QueryDeepPartialEntity<Alert>);
 
     await this.outbox.append(em, {
       type: 'alert.created',
@@ -167,23 +192,34 @@ export class AlertIngestion {
     return changed;
   }
 
-  /** Open or investigating incidents of the space, opened within the window, with an alert on a related product. */
+  /**
+   * Open or investigating incidents of the space, opened within the window,
+   * with an alert on a related product; each says whether it already has an
+   * alert on the new alert's product.
+   */
   private async connectedIncidents(
     em: EntityManager,
     spaceId: string,
     relatedProductIds: string[],
+    productId: string,
     now: Date,
-  ): Promise<CandidateIncident[]> {
+  ): Promise<(CandidateIncident & { hasProduct: boolean })[]> {
     const rows = (await em.query(
-      `SELECT i.id, i.status, i.created_at
+      `SELECT i.id, i.status, i.created_at,
+              EXISTS (SELECT 1 FROM quality_alerts x WHERE x.incident_id = i.id AND x.product_id = $4) AS has_product
          FROM quality_incidents i
         WHERE i.id IN (SELECT a.incident_id FROM quality_alerts a WHERE a.product_id = ANY($3::uuid[]))
           AND i.space_id = $1 AND i.status IN ('open', 'investigating') AND i.created_at >= $2
         ORDER BY i.created_at DESC, i.id DESC
         LIMIT 20`,
-      [spaceId, new Date(now.getTime() - CORRELATION_WINDOW_MS), relatedProductIds],
-    )) as { id: string; status: CandidateIncident['status']; created_at: Date }[];
-    return rows.map((r) => ({ id: r.id, status: r.status, createdAt: r.created_at }));
+      [spaceId, new Date(now.getTime() - CORRELATION_WINDOW_MS), relatedProductIds, productId],
+    )) as { id: string; status: CandidateIncident['status']; created_at: Date; has_product: boolean }[];
+    return rows.map((r) => ({
+      id: r.id,
+      status: r.status,
+      createdAt: r.created_at,
+      hasProduct: r.has_product,
+    }));
   }
 
   private async notifyOwners(

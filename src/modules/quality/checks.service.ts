@@ -356,8 +356,8 @@ export class ChecksService implements OnModuleInit {
   }
 
   private async checkProduct(em: EntityManager, spaceId: string, productId: string, errors: FieldError[]) {
-    const [product] = await this.products.findByIds([productId], em);
-    if (!product || product.space_id !== spaceId) {
+    const [product] = await this.products.namesOf([productId], em, spaceId);
+    if (!product) {
       errors.push({ field: 'product_id', message: 'product_id must name a product of this space.' });
     }
   }
