@@ -18,6 +18,9 @@ import { Incident } from './entities/incident.entity';
 import { IncidentCounts } from './incident-counts';
 import { alertEventData, incidentEventData } from './quality.mapper';
 
+/** Above this many related products, correlation locks the whole space instead. */
+const MAX_PRODUCT_LOCKS = 128;
+
 export interface NewAlert {
   spaceId: string;
   productId: string;
@@ -54,25 +57,21 @@ export class AlertIngestion {
   ) {}
 
   async open(em: EntityManager, input: NewAlert): Promise<IngestedAlert> {
-    // Read the lineage before taking the lock: the walk does not depend on incidents.
+    // Read the lineage before taking any lock: the walk does not depend on incidents.
     const related = await this.lineage.relatedIds(input.productId, em);
-    await em.query(`SELECT pg_advisory_xact_lock(hashtext($1))`, [`quality-correlation:${input.spaceId}`]);
+    await this.lockCorrelation(em, input.spaceId, related);
     const now = new Date();
-    const candidates = await this.connectedIncidents(em, input.spaceId, related, input.productId, now);
-    const picked = pickIncident(candidates, now);
+    const found = await this.connectedIncident(em, input.spaceId, related, input.productId, now);
+    const picked = found && pickIncident([found.candidate], now);
     const incidents = em.getRepository(Incident);
 
     let incident: Incident;
     let incidentCreated = false;
     let productIsNew = true;
     const changed: string[] = ['alert_count'];
-    if (picked) {
-      incident = await incidents
-        .createQueryBuilder('i')
-        .setLock('pessimistic_write')
-        .where('i.id = :id', { id: picked.id })
-        .getOneOrFail();
-      productIsNew = !candidates.find((c) => c.id === picked.id)!.hasProduct;
+    if (found && picked) {
+      incident = found.incident;
+      productIsNew = !found.hasProduct;
     } else {
       incident = incidents.create({
         id: randomUUID(),
@@ -183,8 +182,9 @@ export class AlertIngestion {
    * the root excluded. Answers whether the snapshot changed.
    */
   async refreshBlastRadius(em: EntityManager, incident: Incident): Promise<boolean> {
-    const ids = incident.rootProductId ? await this.lineage.downstreamOf(incident.rootProductId, em) : [];
-    const products = await this.products.namesOf(ids, em);
+    const products = incident.rootProductId
+      ? await this.lineage.downstreamProducts(incident.rootProductId, em)
+      : [];
     const names = products.map((p) => p.name);
     const changed = JSON.stringify(names) !== JSON.stringify(incident.blastRadiusSnapshot ?? []);
     incident.blastRadiusSnapshot = names;
@@ -193,33 +193,71 @@ export class AlertIngestion {
   }
 
   /**
-   * Open or investigating incidents of the space, opened within the window,
-   * with an alert on a related product; each says whether it already has an
-   * alert on the new alert's product.
+   * Serialises correlation among alerts that could correlate with each other:
+   * two alerts can only join one incident when their products are linked by
+   * lineage, so each takes an exclusive advisory lock on every product of its
+   * related set (sorted, so no deadlock), under a shared lock of the space.
+   * Alerts on unrelated products then correlate in parallel. A related set
+   * too large to lock product by product takes the space lock exclusively.
    */
-  private async connectedIncidents(
+  private async lockCorrelation(em: EntityManager, spaceId: string, related: string[]): Promise<void> {
+    const spaceKey = `quality-correlation-space:${spaceId}`;
+    if (related.length > MAX_PRODUCT_LOCKS) {
+      await em.query(`SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, [spaceKey]);
+      return;
+    }
+    await em.query(`SELECT pg_advisory_xact_lock_shared(hashtextextended($1, 0))`, [spaceKey]);
+    await em.query(
+      `SELECT count(pg_advisory_xact_lock(k)) FROM (
+         SELECT DISTINCT hashtextextended('quality-correlation:' || p::text, 0) AS k
+           FROM unnest($1::uuid[]) AS p ORDER BY 1
+       ) keys`,
+      [related],
+    );
+  }
+
+  /**
+   * The most recently opened incident of the space that is open or
+   * investigating, opened within the window, with an alert on a product of
+   * the related set, locked; and whether it already has an alert on the new
+   * alert's product. FOR UPDATE rechecks the row, so one resolved meanwhile
+   * is passed over.
+   */
+  private async connectedIncident(
     em: EntityManager,
     spaceId: string,
     relatedProductIds: string[],
     productId: string,
     now: Date,
-  ): Promise<(CandidateIncident & { hasProduct: boolean })[]> {
-    const rows = (await em.query(
-      `SELECT i.id, i.status, i.created_at,
-              EXISTS (SELECT 1 FROM quality_alerts x WHERE x.incident_id = i.id AND x.product_id = $4) AS has_product
-         FROM quality_incidents i
-        WHERE i.id IN (SELECT a.incident_id FROM quality_alerts a WHERE a.product_id = ANY($3::uuid[]))
-          AND i.space_id = $1 AND i.status IN ('open', 'investigating') AND i.created_at >= $2
-        ORDER BY i.created_at DESC, i.id DESC
-        LIMIT 20`,
-      [spaceId, new Date(now.getTime() - CORRELATION_WINDOW_MS), relatedProductIds, productId],
-    )) as { id: string; status: CandidateIncident['status']; created_at: Date; has_product: boolean }[];
-    return rows.map((r) => ({
-      id: r.id,
-      status: r.status,
-      createdAt: r.created_at,
-      hasProduct: r.has_product,
-    }));
+  ): Promise<{ incident: Incident; candidate: CandidateIncident; hasProduct: boolean } | null> {
+    const incident = await em
+      .getRepository(Incident)
+      .createQueryBuilder('i')
+      .addSelect(
+        `EXISTS (SELECT 1 FROM quality_alerts x WHERE x.incident_id = i.id AND x.product_id = :productId)`,
+        'has_product',
+      )
+      .where(
+        'i.id IN (SELECT a.incident_id FROM quality_alerts a WHERE a.product_id = ANY(:related::uuid[]))',
+        { related: relatedProductIds },
+      )
+      .andWhere(`i.spaceId = :spaceId AND i.status IN ('open', 'investigating') AND i.createdAt >= :since`, {
+        spaceId,
+        since: new Date(now.getTime() - CORRELATION_WINDOW_MS),
+      })
+      .setParameter('productId', productId)
+      .orderBy('i.createdAt', 'DESC')
+      .addOrderBy('i.id', 'DESC')
+      .limit(1)
+      .setLock('pessimistic_write')
+      .getRawAndEntities();
+    const [entity] = incident.entities;
+    if (!entity) return null;
+    return {
+      incident: entity,
+      candidate: { id: entity.id, status: entity.status, createdAt: entity.createdAt },
+      hasProduct: incident.raw[0].has_product === true,
+    };
   }
 
   private async notifyOwners(
