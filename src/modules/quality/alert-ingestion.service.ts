@@ -230,33 +230,28 @@ export class AlertIngestion {
     productId: string,
     now: Date,
   ): Promise<{ incident: Incident; candidate: CandidateIncident; hasProduct: boolean } | null> {
-    const incident = await em
-      .getRepository(Incident)
-      .createQueryBuilder('i')
-      .addSelect(
-        `EXISTS (SELECT 1 FROM quality_alerts x WHERE x.incident_id = i.id AND x.product_id = :productId)`,
-        'has_product',
-      )
-      .where(
-        'i.id IN (SELECT a.incident_id FROM quality_alerts a WHERE a.product_id = ANY(:related::uuid[]))',
-        { related: relatedProductIds },
-      )
-      .andWhere(`i.spaceId = :spaceId AND i.status IN ('open', 'investigating') AND i.createdAt >= :since`, {
-        spaceId,
-        since: new Date(now.getTime() - CORRELATION_WINDOW_MS),
-      })
-      .setParameter('productId', productId)
-      .orderBy('i.createdAt', 'DESC')
-      .addOrderBy('i.id', 'DESC')
-      .limit(1)
-      .setLock('pessimistic_write')
-      .getRawAndEntities();
-    const [entity] = incident.entities;
-    if (!entity) return null;
+    // Driven from the alerts on related products since the window opened (an incident opened within the
+    // window only has alerts from after that), so the cost does not grow with the space's open incidents.
+    const since = new Date(now.getTime() - CORRELATION_WINDOW_MS);
+    const rows = (await em.query(
+      `WITH hits AS MATERIALIZED (
+         SELECT DISTINCT a.incident_id FROM quality_alerts a
+          WHERE a.product_id = ANY($1::uuid[]) AND a.created_at >= $2
+       )
+       SELECT i.id, EXISTS (SELECT 1 FROM quality_alerts x WHERE x.incident_id = i.id AND x.product_id = $4) AS has_product
+         FROM hits h JOIN quality_incidents i ON i.id = h.incident_id
+        WHERE i.space_id = $3 AND i.status IN ('open', 'investigating') AND i.created_at >= $2
+        ORDER BY i.created_at DESC, i.id DESC
+        LIMIT 1
+        FOR UPDATE OF i`,
+      [relatedProductIds, since, spaceId, productId],
+    )) as { id: string; has_product: boolean }[];
+    if (!rows.length) return null;
+    const entity = await em.getRepository(Incident).findOneByOrFail({ id: rows[0].id });
     return {
       incident: entity,
       candidate: { id: entity.id, status: entity.status, createdAt: entity.createdAt },
-      hasProduct: incident.raw[0].has_product === true,
+      hasProduct: rows[0].has_product,
     };
   }
 
