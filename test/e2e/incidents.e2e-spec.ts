@@ -277,6 +277,24 @@ describe('alerts and incidents', () => {
         );
       }
     });
+    it('also holds when a related set is too large to lock product by product (the space is locked instead)', async () => {
+      const space = await newSpace();
+      const hub = await product(space, 'hub');
+      const leaves: Product[] = [];
+      for (let i = 0; i < 130; i++) {
+        const leaf = await product(space, `leaf${String(i).padStart(3, '0')}`);
+        await edge(space, hub, leaf);
+        leaves.push(leaf);
+      }
+      // The hub relates to 131 products: its alerts lock the whole space.
+      const alerts = await Promise.all(Array.from({ length: 10 }, () => pushAlert(space, hub)));
+      expect(new Set(alerts.map((a) => a.incident_id)).size).toBe(1);
+      // A leaf relates only to itself and the hub: it joins too.
+      expect((await pushAlert(space, leaves[7])).incident_id).toBe(alerts[0].incident_id);
+      const body = await incident(space, alerts[0].incident_id);
+      expect(body).toEqual(expect.objectContaining({ alert_count: 11, root_product_id: hub.id }));
+      expect(body.blast_radius_snapshot).toHaveLength(130);
+    });
   });
 
   describe('alerts', () => {

@@ -67,6 +67,22 @@ export class LineageQueries {
     return rows.map((row) => row.id);
   }
 
+  /** Id and name of every product downstream of `productId`, any depth (itself excluded), by name. */
+  static async downstreamProducts(
+    em: EntityManager,
+    productId: string,
+  ): Promise<{ id: string; name: string }[]> {
+    return (await em.query(
+      `WITH RECURSIVE down(id) AS (
+         SELECT downstream_id FROM lineage_edges WHERE upstream_id = $1
+         UNION
+         SELECT e.downstream_id FROM down d JOIN lineage_edges e ON e.upstream_id = d.id
+       )
+       SELECT p.id, p.name FROM down d JOIN products p ON p.id = d.id WHERE d.id <> $1 ORDER BY p.name, p.id`,
+      [productId],
+    )) as { id: string; name: string }[];
+  }
+
   /** `productId`, its ancestors and its descendants (any depth). */
   static async relatedIds(em: EntityManager, productId: string): Promise<string[]> {
     const rows = (await em.query(

@@ -136,6 +136,11 @@ export class LineageService {
     return LineageQueries.downstreamIds(em ?? this.dataSource.manager, productId);
   }
 
+  /** The blast radius with names: every product downstream of `productId` (itself excluded), by name. */
+  downstreamProducts(productId: string, em?: EntityManager): Promise<{ id: string; name: string }[]> {
+    return LineageQueries.downstreamProducts(em ?? this.dataSource.manager, productId);
+  }
+
   /**
    * The product itself and every product linked to it by lineage in either
    * direction (its ancestors and descendants, any depth): what an alert on

@@ -224,12 +224,17 @@ export class ProductsService {
     return ProductQueries.byIds(em ?? this.dataSource.manager, ids);
   }
 
-  /** Id and name of the products that exist among `ids`, by name. */
-  async namesOf(ids: string[], em?: EntityManager): Promise<{ id: string; name: string }[]> {
+  /** Id and name of the products that exist among `ids` (in `spaceId` only, when given), by name. */
+  async namesOf(
+    ids: string[],
+    em?: EntityManager,
+    spaceId?: string,
+  ): Promise<{ id: string; name: string }[]> {
     if (!ids.length) return [];
     return (await (em ?? this.dataSource.manager).query(
-      `SELECT id, name FROM products WHERE id = ANY($1::uuid[]) ORDER BY name, id`,
-      [ids],
+      `SELECT id, name FROM products WHERE id = ANY($1::uuid[]) AND ($2::uuid IS NULL OR space_id = $2)
+        ORDER BY name, id`,
+      [ids, spaceId ?? null],
     )) as { id: string; name: string }[];
   }
 

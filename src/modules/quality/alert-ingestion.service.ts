@@ -1,6 +1,6 @@
+import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
-import { EntityManager } from 'typeorm';
-import { jsonValue } from '../../database/json-column';
+import { EntityManager, QueryDeepPartialEntity } from 'typeorm';
 import { OutboxService } from '../../platform/outbox/outbox.service';
 import { LineageService } from '../catalog/lineage.service';
 import { ProductsService } from '../catalog/products.service';
@@ -15,7 +15,11 @@ import {
 import { Alert, AlertType } from './entities/alert.entity';
 import type { Severity } from './entities/check.entity';
 import { Incident } from './entities/incident.entity';
+import { IncidentCounts } from './incident-counts';
 import { alertEventData, incidentEventData } from './quality.mapper';
+
+/** Above this many related products, correlation locks the whole space instead. */
+const MAX_PRODUCT_LOCKS = 128;
 
 export interface NewAlert {
   spaceId: string;
@@ -53,70 +57,77 @@ export class AlertIngestion {
   ) {}
 
   async open(em: EntityManager, input: NewAlert): Promise<IngestedAlert> {
-    // Read the lineage before taking the lock: the walk is the costly part, and it does not depend on incidents.
+    // Read the lineage before taking any lock: the walk does not depend on incidents.
     const related = await this.lineage.relatedIds(input.productId, em);
-    await em.query(`SELECT pg_advisory_xact_lock(hashtext($1))`, [`quality-correlation:${input.spaceId}`]);
-    const [{ now }] = (await em.query(`SELECT clock_timestamp() AS now`)) as { now: Date }[];
-    const candidates = await this.connectedIncidents(em, input.spaceId, related, now);
-    const picked = pickIncident(candidates, now);
+    await this.lockCorrelation(em, input.spaceId, related);
+    const now = new Date();
+    const found = await this.connectedIncident(em, input.spaceId, related, input.productId, now);
+    const picked = found && pickIncident([found.candidate], now);
+    const incidents = em.getRepository(Incident);
 
     let incident: Incident;
     let incidentCreated = false;
-    let productIsNew: boolean;
-    if (picked) {
-      incident = await em
-        .getRepository(Incident)
-        .findOneOrFail({ where: { id: picked.id }, lock: { mode: 'pessimistic_write' } });
-      productIsNew = !(await em
-        .getRepository(Alert)
-        .existsBy({ incidentId: incident.id, productId: input.productId }));
+    let productIsNew = true;
+    const changed: string[] = ['alert_count'];
+    if (found && picked) {
+      incident = found.incident;
+      productIsNew = !found.hasProduct;
     } else {
-      incident = em.getRepository(Incident).create({
+      incident = incidents.create({
+        id: randomUUID(),
         spaceId: input.spaceId,
         title: incidentTitle(input.alertType, input.productName),
         status: 'open',
         severity: input.severity,
         alertCount: 0,
+        rootCause: null,
         rootProductId: input.productId,
+        rootProductPinned: false,
+        blastRadiusSnapshot: [],
+        blastRadiusIds: [],
         description: input.message,
+        downstreamNotifiedAt: null,
         createdAt: now,
+        updatedAt: now,
+        resolvedAt: null,
       });
-      incident = await em.getRepository(Incident).save(incident);
       incidentCreated = true;
-      productIsNew = true;
     }
 
-    const alertRepo = em.getRepository(Alert);
-    const alert = await alertRepo.save(
-      alertRepo.create({
-        spaceId: input.spaceId,
-        productId: input.productId,
-        checkId: input.checkId ?? null,
-        runId: input.runId ?? null,
-        incidentId: incident.id,
-        alertType: input.alertType,
-        severity: input.severity,
-        status: 'open',
-        message: input.message,
-        metadata: jsonValue(input.metadata ?? {}) as Record<string, unknown>,
-        createdAt: now,
-      }),
-    );
+    const alert = em.getRepository(Alert).create({
+      id: randomUUID(),
+      spaceId: input.spaceId,
+      productId: input.productId,
+      checkId: input.checkId ?? null,
+      runId: input.runId ?? null,
+      incidentId: incident.id,
+      alertType: input.alertType,
+      severity: input.severity,
+      status: 'open',
+      message: input.message,
+      metadata: input.metadata ?? {},
+      acknowledgedAt: null,
+      acknowledgedBy: null,
+      resolvedAt: null,
+      resolvedBy: null,
+      createdAt: now,
+      updatedAt: now,
+    });
 
-    const changed: string[] = ['alert_count'];
     incident.alertCount += 1;
     const severity = maxSeverity(incident.severity, input.severity);
     if (severity !== incident.severity) {
       incident.severity = severity;
       changed.push('severity');
     }
-    if (!incident.rootProductPinned && (incidentCreated || productIsNew)) {
+    // A new incident's root is its one product; a joined one's moves only when a new product joins it.
+    if (!incidentCreated && productIsNew && !incident.rootProductPinned) {
       const productIds = (
         (await em.query(`SELECT DISTINCT product_id FROM quality_alerts WHERE incident_id = $1`, [
           incident.id,
         ])) as { product_id: string }[]
       ).map((r) => r.product_id);
-      const root = await this.lineage.mostUpstream(productIds, em);
+      const root = await this.lineage.mostUpstream([...productIds, input.productId], em);
       if (root !== incident.rootProductId) {
         incident.rootProductId = root;
         changed.push('root_product_id');
@@ -125,7 +136,20 @@ export class AlertIngestion {
     // The blast radius is refreshed every time an alert joins (lineage may have changed since).
     if (await this.refreshBlastRadius(em, incident)) changed.push('blast_radius_snapshot');
     incident.updatedAt = now;
-    await em.getRepository(Incident).save(incident);
+    if (incidentCreated) {
+      await incidents.insert(incident as QueryDeepPartialEntity<Incident>);
+      await IncidentCounts.move(em, input.spaceId, null, 'open');
+    } else {
+      await incidents.update(incident.id, {
+        alertCount: incident.alertCount,
+        severity: incident.severity,
+        rootProductId: incident.rootProductId,
+        blastRadiusSnapshot: incident.blastRadiusSnapshot,
+        blastRadiusIds: incident.blastRadiusIds,
+        updatedAt: now,
+      });
+    }
+    await em.getRepository(Alert).insert(alert as QueryDeepPartialEntity<Alert>);
 
     await this.outbox.append(em, {
       type: 'alert.created',
@@ -158,8 +182,9 @@ export class AlertIngestion {
    * the root excluded. Answers whether the snapshot changed.
    */
   async refreshBlastRadius(em: EntityManager, incident: Incident): Promise<boolean> {
-    const ids = incident.rootProductId ? await this.lineage.downstreamOf(incident.rootProductId, em) : [];
-    const products = await this.products.namesOf(ids, em);
+    const products = incident.rootProductId
+      ? await this.lineage.downstreamProducts(incident.rootProductId, em)
+      : [];
     const names = products.map((p) => p.name);
     const changed = JSON.stringify(names) !== JSON.stringify(incident.blastRadiusSnapshot ?? []);
     incident.blastRadiusSnapshot = names;
@@ -167,23 +192,67 @@ export class AlertIngestion {
     return changed;
   }
 
-  /** Open or investigating incidents of the space, opened within the window, with an alert on a related product. */
-  private async connectedIncidents(
+  /**
+   * Serialises correlation among alerts that could correlate with each other:
+   * two alerts can only join one incident when their products are linked by
+   * lineage, so each takes an exclusive advisory lock on every product of its
+   * related set (sorted, so no deadlock), under a shared lock of the space.
+   * Alerts on unrelated products then correlate in parallel. A related set
+   * too large to lock product by product takes the space lock exclusively.
+   */
+  private async lockCorrelation(em: EntityManager, spaceId: string, related: string[]): Promise<void> {
+    const spaceKey = `quality-correlation-space:${spaceId}`;
+    if (related.length > MAX_PRODUCT_LOCKS) {
+      await em.query(`SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, [spaceKey]);
+      return;
+    }
+    await em.query(`SELECT pg_advisory_xact_lock_shared(hashtextextended($1, 0))`, [spaceKey]);
+    await em.query(
+      `SELECT count(pg_advisory_xact_lock(k)) FROM (
+         SELECT DISTINCT hashtextextended('quality-correlation:' || p::text, 0) AS k
+           FROM unnest($1::uuid[]) AS p ORDER BY 1
+       ) keys`,
+      [related],
+    );
+  }
+
+  /**
+   * The most recently opened incident of the space that is open or
+   * investigating, opened within the window, with an alert on a product of
+   * the related set, locked; and whether it already has an alert on the new
+   * alert's product. FOR UPDATE rechecks the row, so one resolved meanwhile
+   * is passed over.
+   */
+  private async connectedIncident(
     em: EntityManager,
     spaceId: string,
     relatedProductIds: string[],
+    productId: string,
     now: Date,
-  ): Promise<CandidateIncident[]> {
+  ): Promise<{ incident: Incident; candidate: CandidateIncident; hasProduct: boolean } | null> {
+    // Driven from the alerts on related products since the window opened (an incident opened within the
+    // window only has alerts from after that), so the cost does not grow with the space's open incidents.
+    const since = new Date(now.getTime() - CORRELATION_WINDOW_MS);
     const rows = (await em.query(
-      `SELECT i.id, i.status, i.created_at
-         FROM quality_incidents i
-        WHERE i.id IN (SELECT a.incident_id FROM quality_alerts a WHERE a.product_id = ANY($3::uuid[]))
-          AND i.space_id = $1 AND i.status IN ('open', 'investigating') AND i.created_at >= $2
+      `WITH hits AS MATERIALIZED (
+         SELECT DISTINCT a.incident_id FROM quality_alerts a
+          WHERE a.product_id = ANY($1::uuid[]) AND a.created_at >= $2
+       )
+       SELECT i.id, EXISTS (SELECT 1 FROM quality_alerts x WHERE x.incident_id = i.id AND x.product_id = $4) AS has_product
+         FROM hits h JOIN quality_incidents i ON i.id = h.incident_id
+        WHERE i.space_id = $3 AND i.status IN ('open', 'investigating') AND i.created_at >= $2
         ORDER BY i.created_at DESC, i.id DESC
-        LIMIT 20`,
-      [spaceId, new Date(now.getTime() - CORRELATION_WINDOW_MS), relatedProductIds],
-    )) as { id: string; status: CandidateIncident['status']; created_at: Date }[];
-    return rows.map((r) => ({ id: r.id, status: r.status, createdAt: r.created_at }));
+        LIMIT 1
+        FOR UPDATE OF i`,
+      [relatedProductIds, since, spaceId, productId],
+    )) as { id: string; has_product: boolean }[];
+    if (!rows.length) return null;
+    const entity = await em.getRepository(Incident).findOneByOrFail({ id: rows[0].id });
+    return {
+      incident: entity,
+      candidate: { id: entity.id, status: entity.status, createdAt: entity.createdAt },
+      hasProduct: rows[0].has_product,
+    };
   }
 
   private async notifyOwners(

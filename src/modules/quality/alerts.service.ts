@@ -30,8 +30,8 @@ export class AlertsService {
   async create(actor: Actor, access: SpaceAccess, dto: CreateAlertDto): Promise<AlertResponse> {
     const spaceId = access.space.id;
     return this.tx.run(async (em) => {
-      const [product] = await this.products.findByIds([dto.product_id], em);
-      if (!product || product.space_id !== spaceId) {
+      const [product] = await this.products.namesOf([dto.product_id], em, spaceId);
+      if (!product) {
         throw ValidationFailed.field('product_id', 'product_id must name a product of this space.');
       }
       const { alert } = await this.ingestion.open(em, {

@@ -59,7 +59,10 @@ export class ChecksService implements OnModuleInit {
   ) {}
 
   onModuleInit(): void {
-    this.jobs.register(SWEEP_JOB, async () => void (await this.sweep()), { maxAttempts: 1 });
+    this.jobs.register(SWEEP_JOB, async () => void (await this.sweep()), {
+      maxAttempts: 1,
+      timeoutMs: 30_000,
+    });
     this.jobs.registerCron(SWEEP_JOB, '* * * * *', SWEEP_JOB);
     // A scheduled run that fails to record is not retried: the next occurrence comes soon enough.
     this.jobs.register<{ check_id: string }>(RUN_JOB, (payload) => this.runScheduled(payload.check_id), {
@@ -353,8 +356,8 @@ export class ChecksService implements OnModuleInit {
   }
 
   private async checkProduct(em: EntityManager, spaceId: string, productId: string, errors: FieldError[]) {
-    const [product] = await this.products.findByIds([productId], em);
-    if (!product || product.space_id !== spaceId) {
+    const [product] = await this.products.namesOf([productId], em, spaceId);
+    if (!product) {
       errors.push({ field: 'product_id', message: 'product_id must name a product of this space.' });
     }
   }

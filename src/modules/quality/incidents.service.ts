@@ -13,6 +13,7 @@ import { NotificationsService } from '../notifications/notifications.service';
 import { TicketsService } from '../tickets/tickets.service';
 import { incidentMove } from './alert-correlation';
 import { AlertIngestion } from './alert-ingestion.service';
+import { IncidentCounts } from './incident-counts';
 import {
   IncidentDetailResponse,
   IncidentResponse,
@@ -52,12 +53,18 @@ export class IncidentsService {
       .createQueryBuilder('i')
       .where('i.spaceId = :spaceId', { spaceId: access.space.id });
     if (query.status) qb.andWhere('i.status = :status', { status: query.status });
-    const [incidents, total] = await qb
+    const incidents = await qb
       .orderBy('i.createdAt', 'DESC')
       .addOrderBy('i.id', 'DESC')
       .offset(query.skip ?? 0)
       .limit(query.limit ?? 50)
-      .getManyAndCount();
+      .getMany();
+    // The total comes from the per-status counters, not from counting the space's incidents.
+    const total = await IncidentCounts.total(
+      this.dataSource.manager,
+      access.space.id,
+      query.status as IncidentStatus | undefined,
+    );
     return { items: incidents.map(toIncidentResponse), total };
   }
 
@@ -131,8 +138,8 @@ export class IncidentsService {
       }
       if (dto.root_product_id !== undefined) {
         if (dto.root_product_id !== null) {
-          const [product] = await this.products.findByIds([dto.root_product_id], em);
-          if (!product || product.space_id !== incident.spaceId) {
+          const [product] = await this.products.namesOf([dto.root_product_id], em, incident.spaceId);
+          if (!product) {
             throw ValidationFailed.field(
               'root_product_id',
               'root_product_id must name a product of this space.',
@@ -277,6 +284,7 @@ export class IncidentsService {
     await em
       .getRepository(IncidentEvent)
       .insert({ incidentId: incident.id, fromStatus: from, toStatus: to, actorId: actor.userId });
+    await IncidentCounts.move(em, incident.spaceId, from, to);
     return effect === 'set_resolved';
   }
 

@@ -1,4 +1,4 @@
-import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { Injectable, Logger, OnApplicationBootstrap, BeforeApplicationShutdown } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { jsonValue } from '../../database/json-column';
@@ -50,7 +50,7 @@ const DEFAULTS: Required<JobOptions> = {
  * rows too: the replica that claims a due one enqueues its occurrence.
  */
 @Injectable()
-export class JobRunner implements OnApplicationBootstrap, OnApplicationShutdown {
+export class JobRunner implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger(JobRunner.name);
   private readonly handlers = new Map<string, Registration>();
   private readonly crons = new Map<string, CronRegistration>();
@@ -124,7 +124,9 @@ export class JobRunner implements OnApplicationBootstrap, OnApplicationShutdown 
     this.kick();
   }
 
-  async onApplicationShutdown(): Promise<void> {
+  // Before shutdown, not on it: the database connection closes on shutdown, and a job claimed by a
+  // tick still in flight must finish (or at least record its outcome) while it can.
+  async beforeApplicationShutdown(): Promise<void> {
     this.stopped = true;
     this.unsubscribe?.();
     if (this.timer) clearInterval(this.timer);

@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, Logger, BeforeApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { createTransport, Transporter } from 'nodemailer';
 import { EntityManager, Repository } from 'typeorm';
@@ -26,7 +26,7 @@ const POLL_MS = 5_000;
  * (bodies may hold one-time links).
  */
 @Injectable()
-export class MailerService implements OnModuleInit, OnApplicationShutdown {
+export class MailerService implements OnModuleInit, BeforeApplicationShutdown {
   private readonly logger = new Logger(MailerService.name);
   private readonly transport: Transporter | null;
   private timer: NodeJS.Timeout | null = null;
@@ -49,7 +49,7 @@ export class MailerService implements OnModuleInit, OnApplicationShutdown {
     this.timer.unref();
   }
 
-  async onApplicationShutdown(): Promise<void> {
+  async beforeApplicationShutdown(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
     await this.loop.stop();
     this.transport?.close();

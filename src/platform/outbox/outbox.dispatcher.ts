@@ -1,4 +1,4 @@
-import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { Injectable, Logger, OnApplicationBootstrap, BeforeApplicationShutdown } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { SerialTask } from '../jobs/serial-task';
@@ -49,7 +49,7 @@ const MAX_ATTEMPTS = 10;
  * for another dispatcher to redo.
  */
 @Injectable()
-export class OutboxDispatcher implements OnApplicationBootstrap, OnApplicationShutdown {
+export class OutboxDispatcher implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger(OutboxDispatcher.name);
   private readonly subscriptions: Subscription[] = [];
   private timer: NodeJS.Timeout | null = null;
@@ -84,7 +84,7 @@ export class OutboxDispatcher implements OnApplicationBootstrap, OnApplicationSh
     this.kick();
   }
 
-  async onApplicationShutdown(): Promise<void> {
+  async beforeApplicationShutdown(): Promise<void> {
     this.stopped = true;
     this.unsubscribe?.();
     if (this.timer) clearInterval(this.timer);

@@ -32,7 +32,7 @@ export type AlertStatus = (typeof ALERT_STATUSES)[number];
 @Index('quality_alerts_space_created_idx', ['spaceId', 'createdAt', 'id'])
 @Index('quality_alerts_space_status_idx', ['spaceId', 'status', 'createdAt'])
 @Index('quality_alerts_incident_idx', ['incidentId', 'createdAt'])
-@Index('quality_alerts_incident_product_idx', ['productId', 'incidentId'])
+@Index('quality_alerts_product_created_idx', ['productId', 'createdAt', 'incidentId'])
 @Index('quality_alerts_check_idx', ['checkId'])
 export class Alert {
   @PrimaryGeneratedColumn('uuid')
