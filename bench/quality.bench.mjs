@@ -68,9 +68,9 @@ async function seedIncidents(client, spaceId, productId) {
   );
   // The per-status counters the service keeps in its transactions, as it would have kept them.
   await client.query(
-    `INSERT INTO quality_incident_counts (space_id, status, total)
-     SELECT space_id, status, count(*) FROM quality_incidents WHERE space_id = $1 GROUP BY 1, 2
-     ON CONFLICT (space_id, status) DO UPDATE SET total = EXCLUDED.total`,
+    `INSERT INTO quality_incident_counts (space_id, status, shard, total)
+     SELECT space_id, status, 0, count(*) FROM quality_incidents WHERE space_id = $1 GROUP BY 1, 2
+     ON CONFLICT (space_id, status, shard) DO UPDATE SET total = EXCLUDED.total`,
     [spaceId],
   );
   await client.query('VACUUM ANALYZE quality_incidents');
