@@ -96,6 +96,7 @@ async function run() {
       DATABASE_URL: url,
       RATE_LIMIT_ENABLED: 'false',
       ALLOW_PRIVATE_NETWORK_TARGETS: 'true',
+      DATABASE_POOL_SIZE: process.env.BENCH_POOL ?? '10',
       JWT_SECRET: 'bench-secret-bench-secret-bench-secret',
     },
   });
@@ -116,7 +117,7 @@ async function run() {
     const ingestion = await measure('POST /alerts (correlated, 100k-node graph)', {
       url: `${server.base}/api/v1.0/spaces/${graphSpace.slug}/alerts`,
       method: 'POST',
-      connections: 10,
+      connections: Number(process.env.BENCH_ALERT_CONNECTIONS ?? 10),
       headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
       requests: [
         {
