@@ -68,9 +68,9 @@ async function seedIncidents(client, spaceId, productId) {
   );
   // The per-status counters the service keeps in its transactions, as it would have kept them.
   await client.query(
-    `INSERT INTO quality_incident_counts (space_id, status, total)
-     SELECT space_id, status, count(*) FROM quality_incidents WHERE space_id = $1 GROUP BY 1, 2
-     ON CONFLICT (space_id, status) DO UPDATE SET total = EXCLUDED.total`,
+    `INSERT INTO quality_incident_counts (space_id, status, shard, total)
+     SELECT space_id, status, 0, count(*) FROM quality_incidents WHERE space_id = $1 GROUP BY 1, 2
+     ON CONFLICT (space_id, status, shard) DO UPDATE SET total = EXCLUDED.total`,
     [spaceId],
   );
   await client.query('VACUUM ANALYZE quality_incidents');
@@ -96,6 +96,7 @@ async function run() {
       DATABASE_URL: url,
       RATE_LIMIT_ENABLED: 'false',
       ALLOW_PRIVATE_NETWORK_TARGETS: 'true',
+      DATABASE_POOL_SIZE: process.env.BENCH_POOL ?? '10',
       JWT_SECRET: 'bench-secret-bench-secret-bench-secret',
     },
   });
@@ -116,7 +117,7 @@ async function run() {
     const ingestion = await measure('POST /alerts (correlated, 100k-node graph)', {
       url: `${server.base}/api/v1.0/spaces/${graphSpace.slug}/alerts`,
       method: 'POST',
-      connections: 10,
+      connections: Number(process.env.BENCH_ALERT_CONNECTIONS ?? 10),
       headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
       requests: [
         {

@@ -67,7 +67,11 @@ export class LineageQueries {
     return rows.map((row) => row.id);
   }
 
-  /** Id and name of every product downstream of `productId`, any depth (itself excluded), by name. */
+  /**
+   * Id and name of every product downstream of `productId`, any depth (itself
+   * excluded), by name. The names are looked up per reached product (a scalar subquery):
+   * the walk's size is unknown to the planner, which would otherwise hash all products.
+   */
   static async downstreamProducts(
     em: EntityManager,
     productId: string,
@@ -78,7 +82,10 @@ export class LineageQueries {
          UNION
          SELECT e.downstream_id FROM down d JOIN lineage_edges e ON e.upstream_id = d.id
        )
-       SELECT p.id, p.name FROM down d JOIN products p ON p.id = d.id WHERE d.id <> $1 ORDER BY p.name, p.id`,
+       SELECT id, name FROM (
+         SELECT d.id, (SELECT p.name FROM products p WHERE p.id = d.id) AS name FROM down d WHERE d.id <> $1
+       ) named
+        WHERE name IS NOT NULL ORDER BY name, id`,
       [productId],
     )) as { id: string; name: string }[];
   }

@@ -206,13 +206,15 @@ export class AlertIngestion {
       await em.query(`SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, [spaceKey]);
       return;
     }
-    await em.query(`SELECT pg_advisory_xact_lock_shared(hashtextextended($1, 0))`, [spaceKey]);
+    // One statement: the shared space lock, then the product locks in key order. (Either order is free of
+    // deadlock: a holder of the exclusive space lock takes no product lock.)
     await em.query(
-      `SELECT count(pg_advisory_xact_lock(k)) FROM (
-         SELECT DISTINCT hashtextextended('quality-correlation:' || p::text, 0) AS k
-           FROM unnest($1::uuid[]) AS p ORDER BY 1
-       ) keys`,
-      [related],
+      `SELECT pg_advisory_xact_lock_shared(hashtextextended($1, 0)),
+              (SELECT count(pg_advisory_xact_lock(k)) FROM (
+                 SELECT DISTINCT hashtextextended('quality-correlation:' || p::text, 0) AS k
+                   FROM unnest($2::uuid[]) AS p ORDER BY 1
+               ) keys)`,
+      [spaceKey, related],
     );
   }
 

@@ -1,6 +1,9 @@
 import type { EntityManager } from 'typeorm';
 import type { IncidentStatus } from './entities/incident.entity';
 
+/** Rows per (space, status): new incidents update one at random, so they rarely wait on each other. */
+export const COUNT_SHARDS = 16;
+
 /** Upkeep and reads of `quality_incident_counts`, always inside the caller's transaction. */
 export class IncidentCounts {
   /** One incident opened, or moved from one status to another. Rows are locked in status order (no deadlock). */
@@ -15,9 +18,9 @@ export class IncidentCounts {
     if (from) deltas.set(from, -1);
     for (const [status, delta] of [...deltas].sort(([a], [b]) => (a < b ? -1 : 1))) {
       await em.query(
-        `INSERT INTO quality_incident_counts (space_id, status, total) VALUES ($1, $2, $3)
-         ON CONFLICT (space_id, status) DO UPDATE SET total = quality_incident_counts.total + EXCLUDED.total`,
-        [spaceId, status, delta],
+        `INSERT INTO quality_incident_counts (space_id, status, shard, total) VALUES ($1, $2, $3, $4)
+         ON CONFLICT (space_id, status, shard) DO UPDATE SET total = quality_incident_counts.total + EXCLUDED.total`,
+        [spaceId, status, Math.floor(Math.random() * COUNT_SHARDS), delta],
       );
     }
   }

@@ -1,12 +1,12 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
-export class QualityIncidentCounts1795324210377 implements MigrationInterface {
-  name = 'QualityIncidentCounts1795324210377';
+export class QualityIncidentCounts1795324423810 implements MigrationInterface {
+  name = 'QualityIncidentCounts1795324423810';
 
   public async up(queryRunner: QueryRunner): Promise<void> {
     await queryRunner.query(`DROP INDEX "public"."quality_alerts_incident_product_idx"`);
     await queryRunner.query(
-      `CREATE TABLE "quality_incident_counts" ("space_id" uuid NOT NULL, "status" text NOT NULL, "total" integer NOT NULL DEFAULT '0', CONSTRAINT "PK_3026887310b8fdb292aa8c3843f" PRIMARY KEY ("space_id", "status"))`,
+      `CREATE TABLE "quality_incident_counts" ("space_id" uuid NOT NULL, "status" text NOT NULL, "shard" smallint NOT NULL, "total" integer NOT NULL DEFAULT '0', CONSTRAINT "PK_d6ba04f35be7028bd7112456241" PRIMARY KEY ("space_id", "status", "shard"))`,
     );
     await queryRunner.query(
       `CREATE INDEX "quality_alerts_product_created_idx" ON "quality_alerts"  ("product_id", "created_at", "incident_id") `,
