@@ -162,9 +162,33 @@ export class AttachmentStore implements OnModuleInit {
 
   // Deletion.
 
-  /** The row, locked for deletion, or null. */
-  lockRow(em: EntityManager, id: string): Promise<Attachment | null> {
-    return em.getRepository(Attachment).findOne({ where: { id }, lock: { mode: 'pessimistic_write' } });
+  /** An attachment of one parent kind and its parent's id, locked for deletion when asked; 404 when missing or of another kind. */
+  async load(
+    em: EntityManager,
+    id: string,
+    parentType: 'product' | 'ticket',
+    lock: boolean,
+  ): Promise<{ attachment: Attachment; parentId: string }> {
+    const attachment = await em
+      .getRepository(Attachment)
+      .findOne({ where: { id }, lock: lock ? { mode: 'pessimistic_write' } : undefined });
+    const parentId = parentType === 'product' ? attachment?.productId : attachment?.ticketId;
+    if (!attachment || attachment.parentType !== parentType || !parentId)
+      throw new NotFound('attachment', id);
+    return { attachment, parentId };
+  }
+
+  /**
+   * The delete both kinds share: `authorize` loads and checks the attachment
+   * in the transaction that removes its row; the object goes after the commit.
+   */
+  async deleteAuthorized(
+    actorId: string,
+    authorize: (em: EntityManager) => Promise<Attachment>,
+  ): Promise<{ message: string }> {
+    const storageKey = await this.tx.run(async (em) => this.remove(em, await authorize(em), actorId));
+    await this.purgeNow(storageKey);
+    return { message: 'The attachment was deleted.' };
   }
 
   /**

@@ -84,8 +84,8 @@ export class ProductAttachmentsService {
     return this.store.openSigned(attachmentId, expires, signature);
   }
 
-  async delete(actor: Actor, attachmentId: string): Promise<AttachmentDeletedResponse> {
-    const storageKey = await this.tx.run(async (em) => {
+  delete(actor: Actor, attachmentId: string): Promise<AttachmentDeletedResponse> {
+    return this.store.deleteAuthorized(actor.userId, async (em) => {
       const { attachment, access } = await this.findReadable(actor, em, attachmentId, true);
       if (attachment.uploadedBy !== actor.userId && access.effectiveRole !== 'admin') {
         throw new Forbidden(
@@ -93,10 +93,8 @@ export class ProductAttachmentsService {
           'attachment_delete_forbidden',
         );
       }
-      return this.store.remove(em, attachment, actor.userId);
+      return attachment;
     });
-    await this.store.purgeNow(storageKey);
-    return { message: 'The attachment was deleted.' };
   }
 
   /** A product attachment in a space the caller belongs to; 404 otherwise (its existence is not revealed). */
@@ -106,12 +104,7 @@ export class ProductAttachmentsService {
     id: string,
     lock: boolean,
   ): Promise<{ attachment: Attachment; access: SpaceAccess }> {
-    const attachment = lock
-      ? await this.store.lockRow(em, id)
-      : await em.getRepository(Attachment).findOneBy({ id });
-    if (!attachment || attachment.parentType !== 'product' || !attachment.productId) {
-      throw new NotFound('attachment', id);
-    }
+    const { attachment } = await this.store.load(em, id, 'product', lock);
     try {
       return { attachment, access: await this.access.requireRole(actor, attachment.spaceId, 'viewer', em) };
     } catch (error) {

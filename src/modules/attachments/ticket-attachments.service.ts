@@ -78,8 +78,8 @@ export class TicketAttachmentsService {
     return this.store.open(attachment.attachment);
   }
 
-  async delete(actor: Actor, attachmentId: string): Promise<AttachmentDeletedResponse> {
-    const storageKey = await this.tx.run(async (em) => {
+  delete(actor: Actor, attachmentId: string): Promise<AttachmentDeletedResponse> {
+    return this.store.deleteAuthorized(actor.userId, async (em) => {
       const { attachment, reporterId } = await this.findReadable(actor, em, attachmentId, true);
       if (attachment.uploadedBy !== actor.userId && reporterId !== actor.userId && !actor.isSuperadmin) {
         throw new Forbidden(
@@ -87,10 +87,8 @@ export class TicketAttachmentsService {
           'attachment_delete_forbidden',
         );
       }
-      return this.store.remove(em, attachment, actor.userId);
+      return attachment;
     });
-    await this.store.purgeNow(storageKey);
-    return { message: 'The attachment was deleted.' };
   }
 
   /** A ticket attachment of a ticket the caller may read; 404 otherwise. */
@@ -100,14 +98,9 @@ export class TicketAttachmentsService {
     id: string,
     lock: boolean,
   ): Promise<{ attachment: Attachment; reporterId: string }> {
-    const attachment = lock
-      ? await this.store.lockRow(em, id)
-      : await em.getRepository(Attachment).findOneBy({ id });
-    if (!attachment || attachment.parentType !== 'ticket' || !attachment.ticketId) {
-      throw new NotFound('attachment', id);
-    }
+    const { attachment, parentId: ticketId } = await this.store.load(em, id, 'ticket', lock);
     try {
-      const { ticket } = await this.tickets.authorize(actor, attachment.ticketId, em);
+      const { ticket } = await this.tickets.authorize(actor, ticketId, em);
       return { attachment, reporterId: ticket.reporterId };
     } catch (error) {
       if (error instanceof DomainError && error.status === 404) throw new NotFound('attachment', id);
