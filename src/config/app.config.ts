@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { availableParallelism } from 'node:os';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
 
@@ -16,6 +17,12 @@ export interface AppConfig {
   databaseUrl: string | null;
   /** Connections in the pool; always 1 on the embedded database. */
   databasePoolSize: number;
+  /**
+   * Worker processes sharing the port (WEB_CONCURRENCY): by default one per
+   * available core on PostgreSQL, and always 1 on the embedded database,
+   * which serves a single process.
+   */
+  webConcurrency: number;
   dataDir: string;
   redisUrl: string | null;
   /** Prepended to every Redis key, so that deployments (or test runs) can share one Redis. */
@@ -175,6 +182,18 @@ function s3Config(env: Env, backend: 'local' | 's3'): S3Config | null {
   };
 }
 
+const MAX_WORKERS = 64;
+
+function webConcurrency(env: Env, databaseUrl: string | null): number {
+  const workers = integer(env, 'WEB_CONCURRENCY', databaseUrl ? availableParallelism() : 1, 1, MAX_WORKERS);
+  if (!databaseUrl && workers > 1) {
+    throw new ConfigError(
+      `WEB_CONCURRENCY must be 1 on the embedded database, which serves one process, got "${workers}"; set DATABASE_URL to run several workers.`,
+    );
+  }
+  return Math.min(workers, MAX_WORKERS);
+}
+
 export function loadConfig(env: Env = process.env): AppConfig {
   const dataDirRaw = read(env, 'DATA_DIR') ?? './data';
   const dataDir = isAbsolute(dataDirRaw) ? dataDirRaw : resolve(process.cwd(), dataDirRaw);
@@ -190,6 +209,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     host: read(env, 'HOST') ?? '0.0.0.0',
     databaseUrl,
     databasePoolSize: databaseUrl ? integer(env, 'DATABASE_POOL_SIZE', 10, 1, 200) : 1,
+    webConcurrency: webConcurrency(env, databaseUrl),
     dataDir,
     redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
     redisKeyPrefix: redisKeyPrefix(env),

@@ -76,6 +76,6 @@ export class HealthController {
       throw new Unauthorized('The metrics endpoint needs the METRICS_TOKEN bearer token.');
     }
     res.setHeader('Content-Type', this.metrics.registry.contentType);
-    res.send(await this.metrics.registry.metrics());
+    res.send(await this.metrics.text());
   }
 }
