@@ -4,6 +4,7 @@ import type { Pool } from 'pg';
 import { DataSource } from 'typeorm';
 import { createApp } from './app.factory';
 import { AppConfig, ConfigError, loadConfig } from './config/app.config';
+import { AppLogger } from './platform/logging/app-logger';
 import { DataDirectoryLockedError, EmbeddedPostgres } from './database/embedded-postgres';
 
 const SHUTDOWN_GRACE_MS = 10_000;
@@ -20,6 +21,8 @@ async function bootstrap(): Promise<void> {
     }
     throw error;
   }
+  // Lines written before the app exists (the embedded database's start) go through the same logger.
+  Logger.overrideLogger(new AppLogger(config));
 
   let embedded: EmbeddedPostgres | null = null;
   if (!config.databaseUrl) {
