@@ -87,6 +87,7 @@ export function setupSwagger(app: INestApplication): void {
     jsonDocumentUrl: 'openapi.json',
     yamlDocumentUrl: 'openapi.yaml',
     customSiteTitle: 'Verity API',
-    swaggerOptions: { persistAuthorization: true },
+    // No validator badge: it would load an image from validator.swagger.io (the page uses local assets only).
+    swaggerOptions: { persistAuthorization: true, validatorUrl: null },
   });
 }
