@@ -40,7 +40,8 @@ function destinationOf(format: LogFormat): DestinationStream {
     colorize: process.stdout.isTTY === true,
     singleLine: true,
     translateTime: 'SYS:HH:MM:ss.l',
-    ignore: 'pid,hostname,context',
+    // The access line's method, route and status are already in its message.
+    ignore: 'pid,hostname,context,method,route,status',
     messageFormat: '{if context}[{context}] {end}{msg}',
   });
 }
