@@ -5,6 +5,7 @@ import type { Pool } from 'pg';
 import { DataSource } from 'typeorm';
 import { createApp } from './app.factory';
 import { AppConfig, ConfigError, loadConfig } from './config/app.config';
+import { AppLogger } from './platform/logging/app-logger';
 import { DataDirectoryLockedError, EmbeddedPostgres } from './database/embedded-postgres';
 import { migrateDatabase } from './database/migrate';
 import { serveRateLimitCounters } from './modules/rate-limits/cluster-rate-limit.store';
@@ -101,6 +102,8 @@ async function runServer(config: AppConfig): Promise<void> {
 
 async function main(): Promise<void> {
   const config = configOrExit();
+  // Lines written before an app exists (the cluster primary, the embedded database's start) use the same logger.
+  Logger.overrideLogger(new AppLogger(config));
   if (cluster.isPrimary && config.webConcurrency > 1) await runPrimary(config);
   else await runServer(config);
 }

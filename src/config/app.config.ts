@@ -2,12 +2,29 @@ import { randomBytes } from 'node:crypto';
 import { availableParallelism } from 'node:os';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
+import ipaddr from 'ipaddr.js';
 
 export const RATE_LIMIT_TIERS = ['standard', 'premium', 'internal'] as const;
 export type RateLimitTier = (typeof RATE_LIMIT_TIERS)[number];
 
-export const LOG_LEVELS = ['error', 'warn', 'log', 'debug', 'verbose'] as const;
+/** Operators' names (pino's) and Nest's own (`log` = info, `verbose` = trace). */
+export const LOG_LEVELS = [
+  'trace',
+  'debug',
+  'info',
+  'warn',
+  'error',
+  'fatal',
+  'silent',
+  'log',
+  'verbose',
+] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
+export const LOG_FORMATS = ['json', 'pretty'] as const;
+export type LogFormat = (typeof LOG_FORMATS)[number];
+
+/** Express's `trust proxy`: off, the number of proxy hops in front, or the proxies' addresses and CIDRs. */
+export type TrustProxy = false | number | string[];
 
 /** Everything the service reads from its environment, typed and validated once at boot. */
 export interface AppConfig {
@@ -49,6 +66,13 @@ export interface AppConfig {
   /** Lifetime of a signed attachment download link (ATTACHMENT_LINK_TTL_SECONDS, default 15 minutes). */
   attachmentLinkTtlSeconds: number;
   logLevel: LogLevel;
+  /** json: one object per line (the default in production and when stdout is not a terminal); pretty: for people. */
+  logFormat: LogFormat;
+  /** One info line per request (ACCESS_LOG, default true). */
+  accessLog: boolean;
+  /** Exact origins allowed to call the API from a browser (CORS_ORIGINS); empty: no cross-origin access. */
+  corsOrigins: string[];
+  trustProxy: TrustProxy;
   allowPrivateNetworkTargets: boolean;
 }
 
@@ -194,7 +218,74 @@ function webConcurrency(env: Env, databaseUrl: string | null): number {
   return Math.min(workers, MAX_WORKERS);
 }
 
-export function loadConfig(env: Env = process.env): AppConfig {
+function corsOrigins(env: Env): string[] {
+  const raw = read(env, 'CORS_ORIGINS');
+  if (raw === undefined) return [];
+  return raw
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== '')
+    .map((entry) => {
+      let parsed: URL | null = null;
+      try {
+        parsed = new URL(entry);
+      } catch {
+        // reported below
+      }
+      if (
+        !parsed ||
+        !['http:', 'https:'].includes(parsed.protocol) ||
+        parsed.pathname !== '/' ||
+        parsed.search ||
+        parsed.hash ||
+        parsed.username ||
+        /\/$/.test(entry)
+      ) {
+        throw new ConfigError(
+          `CORS_ORIGINS must be a comma-separated list of exact origins such as https://app.example.com (scheme, host and optional port, no path or wildcard), got "${entry}".`,
+        );
+      }
+      return parsed.origin;
+    });
+}
+
+// Express's (proxy-addr's) names for address ranges.
+const PROXY_RANGE_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
+function proxyAddress(entry: string): boolean {
+  if (PROXY_RANGE_NAMES.has(entry)) return true;
+  const [address, bits, ...rest] = entry.split('/');
+  if (rest.length > 0 || !ipaddr.isValid(address)) return false;
+  if (bits === undefined) return true;
+  const max = ipaddr.parse(address).kind() === 'ipv4' ? 32 : 128;
+  return /^\d{1,3}$/.test(bits) && Number(bits) <= max;
+}
+
+function trustProxy(env: Env): TrustProxy {
+  const raw = read(env, 'TRUST_PROXY');
+  if (raw === undefined || ['false', '0', 'no'].includes(raw.toLowerCase())) return false;
+  if (/^\d+$/.test(raw)) {
+    if (Number(raw) > 32)
+      throw new ConfigError(`TRUST_PROXY must be a hop count from 0 to 32, got "${raw}".`);
+    return Number(raw);
+  }
+  const entries = raw.split(',').map((entry) => entry.trim());
+  const bad = entries.find((entry) => !proxyAddress(entry));
+  if (bad !== undefined) {
+    throw new ConfigError(
+      `TRUST_PROXY must be false, a hop count, or a comma-separated list of proxy addresses or CIDRs (or loopback, linklocal, uniquelocal), got "${bad}".`,
+    );
+  }
+  return entries;
+}
+
+/** json in production and wherever stdout is not a terminal (a container, a pipe, a log shipper). */
+function logFormat(env: Env, stdoutIsTty: boolean): LogFormat {
+  const fallback = env.NODE_ENV === 'production' || !stdoutIsTty ? 'json' : 'pretty';
+  return oneOf(env, 'LOG_FORMAT', LOG_FORMATS, fallback);
+}
+
+export function loadConfig(env: Env = process.env, stdoutIsTty = process.stdout.isTTY === true): AppConfig {
   const dataDirRaw = read(env, 'DATA_DIR') ?? './data';
   const dataDir = isAbsolute(dataDirRaw) ? dataDirRaw : resolve(process.cwd(), dataDirRaw);
   const databaseUrl = url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']);
@@ -230,7 +321,11 @@ export function loadConfig(env: Env = process.env): AppConfig {
     s3: s3Config(env, storageBackend),
     // Seven days is the longest an S3 presigned URL may live.
     attachmentLinkTtlSeconds: integer(env, 'ATTACHMENT_LINK_TTL_SECONDS', 900, 1, 604_800),
-    logLevel: oneOf(env, 'LOG_LEVEL', LOG_LEVELS, 'log'),
+    logLevel: oneOf(env, 'LOG_LEVEL', LOG_LEVELS, 'info'),
+    logFormat: logFormat(env, stdoutIsTty),
+    accessLog: boolean(env, 'ACCESS_LOG', true),
+    corsOrigins: corsOrigins(env),
+    trustProxy: trustProxy(env),
     allowPrivateNetworkTargets: boolean(env, 'ALLOW_PRIVATE_NETWORK_TARGETS', false),
   };
 }

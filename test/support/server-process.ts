@@ -8,6 +8,8 @@ export const MAIN = join(ROOT, 'dist', 'main.js');
 
 export interface ServerProcess {
   child: ChildProcess;
+  stdout: () => string;
+  /** stdout and stderr together. */
   output: () => string;
   exited: Promise<number | null>;
   /** `http://127.0.0.1:<port>/api/v1.0` */
@@ -41,14 +43,24 @@ export async function runServer(env: Record<string, string>): Promise<ServerProc
     env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'log', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  let stdout = '';
   let output = '';
-  child.stdout!.on('data', (chunk) => (output += chunk));
+  child.stdout!.on('data', (chunk) => {
+    stdout += chunk;
+    output += chunk;
+  });
   child.stderr!.on('data', (chunk) => (output += chunk));
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   const orphanGuard = () => child.exitCode === null && child.kill('SIGKILL');
   process.once('exit', orphanGuard);
   void exited.then(() => process.off('exit', orphanGuard));
-  return { child, output: () => output, exited, base: `http://127.0.0.1:${port}/api/v1.0` };
+  return {
+    child,
+    stdout: () => stdout,
+    output: () => output,
+    exited,
+    base: `http://127.0.0.1:${port}/api/v1.0`,
+  };
 }
 
 /** Polls a condition every 50 ms until it holds; fails with `what` after `timeoutMs`. */

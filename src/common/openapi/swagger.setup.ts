@@ -35,7 +35,10 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
     .setTitle('Verity API')
     .setDescription(
       'Verity, an open data-governance platform: catalog, quality, incidents, policies, risks, notifications, webhooks and AI administration. ' +
-        'Errors are RFC 9457 problem details (`application/problem+json`); invalid input answers 422 with `errors[]`.',
+        'Errors are RFC 9457 problem details (`application/problem+json`); invalid input answers 422 with `errors[]`. ' +
+        "Browser apps on other origins are served when their origin is listed in the server's `CORS_ORIGINS` (credentials allowed, for the refresh cookie); " +
+        'they may send `Authorization`, `Content-Type`, `Idempotency-Key` and `X-Request-Id`, and can read `X-Request-Id`, `X-RateLimit-Limit`, `X-RateLimit-Remaining`, `X-RateLimit-Reset`, ' +
+        '`RateLimit`, `RateLimit-Policy`, `Retry-After`, `Location`, `Deprecation`, `Link`, `Content-Disposition` and `WWW-Authenticate`.',
     )
     .setVersion('1.0')
     .addBearerAuth(
@@ -87,6 +90,7 @@ export function setupSwagger(app: INestApplication): void {
     jsonDocumentUrl: 'openapi.json',
     yamlDocumentUrl: 'openapi.yaml',
     customSiteTitle: 'Verity API',
-    swaggerOptions: { persistAuthorization: true },
+    // No validator badge: it would load an image from validator.swagger.io (the page uses local assets only).
+    swaggerOptions: { persistAuthorization: true, validatorUrl: null },
   });
 }
