@@ -6,6 +6,10 @@ import { AppModule, AppModuleOptions } from './app.module';
 import { httpMetricsMiddleware } from './common/http/http-metrics.middleware';
 import { API_PREFIX, legacyPathMiddleware } from './common/http/legacy-path.middleware';
 import { requestIdMiddleware } from './common/http/request-id.middleware';
+import {
+  storableBodyMiddleware,
+  storableRequestTargetMiddleware,
+} from './common/http/storable-input.middleware';
 import { setupSwagger } from './common/openapi/swagger.setup';
 import { createValidationPipe } from './common/validation/validation.pipe';
 import { LOG_LEVELS, LogLevel } from './config/app.config';
@@ -23,8 +27,13 @@ export async function createApp(options: AppModuleOptions): Promise<NestExpressA
   app.disable('x-powered-by');
   app.use(requestIdMiddleware);
   app.use(httpMetricsMiddleware(app.get(MetricsService)));
+  app.use(storableRequestTargetMiddleware);
   app.use(legacyPathMiddleware);
   app.use(cookieParser());
+  // The parsers Nest would add at init, added here so that the body check runs right after them.
+  app.useBodyParser('json');
+  app.useBodyParser('urlencoded', { extended: true });
+  app.use(storableBodyMiddleware);
   app.setGlobalPrefix(API_PREFIX);
   app.useGlobalPipes(createValidationPipe());
   setupSwagger(app);
