@@ -1,7 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { startApp, TestApp } from '../support/app';
 import { dbQuery } from '../support/db';
-import { bearer, createProduct, createSpace, createUser, rootUser, TestSpace, TestUser } from '../support/factories';
+import {
+  bearer,
+  createProduct,
+  createSpace,
+  createUser,
+  rootUser,
+  TestSpace,
+  TestUser,
+} from '../support/factories';
 import { expectProblem, invalidFields } from '../support/problem';
 
 const API = '/api/v1.0';
@@ -116,7 +124,10 @@ describe('input PostgreSQL cannot store, and ids made by other systems', () => {
     });
 
     it('refuses a form field holding one with 422 naming it', async () => {
-      const res = await t.http.post(`${API}/auth/token`).type('form').send('username=a%00b&password=whatever');
+      const res = await t.http
+        .post(`${API}/auth/token`)
+        .type('form')
+        .send('username=a%00b&password=whatever');
       expectProblem(res, 422);
       expect(invalidFields(res)).toEqual(['username']);
     });
@@ -172,7 +183,10 @@ describe('input PostgreSQL cannot store, and ids made by other systems', () => {
       const res = await t.http
         .post(products())
         .set(bearer(user))
-        .send({ name: `Orders \u{1F4E6} ${randomUUID().slice(0, 8)}`, description: 'line one\n\tline two\u0007' });
+        .send({
+          name: `Orders \u{1F4E6} ${randomUUID().slice(0, 8)}`,
+          description: 'line one\n\tline two\u0007',
+        });
       expect(res.status).toBe(201);
       expect(res.body.description).toBe('line one\n\tline two\u0007');
       // Identifiers keep their own rules: a control character is no part of a slug or an email.
@@ -192,7 +206,11 @@ describe('input PostgreSQL cannot store, and ids made by other systems', () => {
         if (body !== undefined) call = call.set('Content-Type', type ?? 'application/json').send(body);
         const res = await call;
         requests++;
-        if (res.status < 400 || res.status >= 500 || !/problem\+json/.test(res.headers['content-type'] ?? '')) {
+        if (
+          res.status < 400 ||
+          res.status >= 500 ||
+          !/problem\+json/.test(res.headers['content-type'] ?? '')
+        ) {
           failures.push(`${method.toUpperCase()} ${url} -> ${res.status}`);
         }
       };
@@ -214,9 +232,16 @@ describe('input PostgreSQL cannot store, and ids made by other systems', () => {
           if (!operation) continue;
           const params = operation.parameters ?? [];
           const query = params.filter((p) => p.in === 'query');
-          const real = fill(template, (p) => (p.schema?.format === 'uuid' ? randomUUID() : space.slug), params);
+          const real = fill(
+            template,
+            (p) => (p.schema?.format === 'uuid' ? randomUUID() : space.slug),
+            params,
+          );
           if (params.some((p) => p.in === 'path')) {
-            await attempt(method, fill(template, () => 'a%00b', params));
+            await attempt(
+              method,
+              fill(template, () => 'a%00b', params),
+            );
           }
           const queryNames = query.length ? query.map((p) => p.name) : ['q'];
           await attempt(method, `${real}?${queryNames.map((name) => `${name}=a%00b`).join('&')}`);

@@ -14,11 +14,7 @@ import { Authenticated } from '../../common/auth/authenticated.decorator';
 import { CurrentActor } from '../../common/auth/current-actor.decorator';
 import { ApiProblems } from '../../common/openapi/api-problems.decorator';
 import { TicketParams } from '../tickets/dto/ticket.dto';
-import {
-  AttachmentParams,
-  TICKET_UPLOAD_BODY,
-  TicketAttachmentResponse,
-} from './dto/attachment.dto';
+import { AttachmentParams, TICKET_UPLOAD_BODY, TicketAttachmentResponse } from './dto/attachment.dto';
 import { FILE_CONTENT, fileResponse } from './file-response';
 import { MultipartUpload, UploadedForm } from './multipart-upload';
 import { KINDS_AND_CHECKS } from './product-attachments.controller';
