@@ -1,6 +1,6 @@
 import type { NextFunction, Request, Response } from 'express';
 import { ValidationFailed } from '../errors/domain-error';
-import { problemOf, sendProblem } from '../errors/problem-details.filter';
+import { ProblemBody, problemOf, sendProblem } from '../errors/problem-details.filter';
 import { isStorableText, unstorableFields } from './storable-text';
 
 /**
@@ -15,29 +15,46 @@ import { isStorableText, unstorableFields } from './storable-text';
  * input (422 naming the parameter).
  */
 export function storableRequestTargetMiddleware(req: Request, res: Response, next: NextFunction): void {
-  const path = req.originalUrl.split('?', 1)[0];
+  const url = req.originalUrl;
+  const queryStart = url.indexOf('?');
+  const path = queryStart === -1 ? url : url.slice(0, queryStart);
+  // The HTTP parser refuses raw control bytes in the request line, and bytes
+  // that are not UTF-8 never decode to a surrogate: such text can only come
+  // percent-encoded, so the common request without '%' costs one scan.
+  if (path.includes('%')) {
+    const refusal = pathRefusal(path);
+    if (refusal) {
+      sendProblem(res, refusal);
+      return;
+    }
+  }
+  if (queryStart !== -1 && url.includes('%00', queryStart)) {
+    const errors = unstorableFields(req.query, 'query');
+    if (errors.length) {
+      next(new ValidationFailed(errors));
+      return;
+    }
+  }
+  next();
+}
+
+function pathRefusal(path: string): ProblemBody | undefined {
   for (const segment of path.split('/')) {
     let decoded: string;
     try {
       decoded = decodeURIComponent(segment);
     } catch {
-      sendProblem(res, problemOf(400, 'The request path is not valid percent-encoded UTF-8.', path));
-      return;
+      return problemOf(400, 'The request path is not valid percent-encoded UTF-8.', path);
     }
     if (!isStorableText(decoded)) {
-      sendProblem(
-        res,
-        problemOf(
-          404,
-          'Nothing is named with a NUL character or an unpaired UTF-16 surrogate: no resource has this path.',
-          path,
-        ),
+      return problemOf(
+        404,
+        'Nothing is named with a NUL character or an unpaired UTF-16 surrogate: no resource has this path.',
+        path,
       );
-      return;
     }
   }
-  const errors = unstorableFields(req.query, 'query');
-  next(errors.length ? new ValidationFailed(errors) : undefined);
+  return undefined;
 }
 
 /** The same refusal for a parsed JSON or urlencoded body, at any depth (422 naming the fields). */

@@ -81,7 +81,11 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
     .setTitle('Verity API')
     .setDescription(
       'Verity, an open data-governance platform: catalog, quality, incidents, policies, risks, notifications, webhooks and AI administration. ' +
-        'Errors are RFC 9457 problem details (`application/problem+json`); invalid input answers 422 with `errors[]`.',
+        'Errors are RFC 9457 problem details (`application/problem+json`); invalid input answers 422 with `errors[]`. ' +
+        'Ids are UUIDs as PostgreSQL reads them (8-4-4-4-12 hex digits, any case, any version or variant). ' +
+        'On every route, text that cannot be stored (a NUL character or an unpaired UTF-16 surrogate) is refused before the route runs: ' +
+        '422 naming the query parameter or body field, 404 in a path segment, 400 for a path that is not valid percent-encoded UTF-8; ' +
+        'other control characters are left to each field (slugs, emails and ids refuse them, free text keeps tabs and newlines).',
     )
     .setVersion('1.0')
     .setLicense('Apache-2.0', 'https://www.apache.org/licenses/LICENSE-2.0')
