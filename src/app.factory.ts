@@ -7,6 +7,10 @@ import { httpMetricsMiddleware } from './common/http/http-metrics.middleware';
 import { API_PREFIX, legacyPathMiddleware } from './common/http/legacy-path.middleware';
 import { requestIdMiddleware } from './common/http/request-id.middleware';
 import { securityHeadersMiddleware } from './common/http/security-headers.middleware';
+import {
+  storableBodyMiddleware,
+  storableRequestTargetMiddleware,
+} from './common/http/storable-input.middleware';
 import { setupSwagger } from './common/openapi/swagger.setup';
 import { createValidationPipe } from './common/validation/validation.pipe';
 import { AppLogger } from './platform/logging/app-logger';
@@ -27,8 +31,13 @@ export async function createApp(options: AppModuleOptions): Promise<NestExpressA
   app.use(httpMetricsMiddleware(app.get(MetricsService), config.accessLog ? logger.accessLog() : null));
   app.use(securityHeadersMiddleware());
   app.use(corsMiddleware(config.corsOrigins));
+  app.use(storableRequestTargetMiddleware);
   app.use(legacyPathMiddleware);
   app.use(cookieParser());
+  // The parsers Nest would add at init, added here so that the body check runs right after them.
+  app.useBodyParser('json');
+  app.useBodyParser('urlencoded', { extended: true });
+  app.use(storableBodyMiddleware);
   app.setGlobalPrefix(API_PREFIX);
   app.useGlobalPipes(createValidationPipe());
   setupSwagger(app);
