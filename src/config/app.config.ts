@@ -43,6 +43,12 @@ export interface AppConfig {
   attachmentLinkTtlSeconds: number;
   logLevel: LogLevel;
   allowPrivateNetworkTargets: boolean;
+  /**
+   * JOB_LEASE_SECONDS: how long a claimed job stays reserved without a
+   * heartbeat. Renewed every third of it while the job runs, so a dead
+   * worker's jobs are taken over within one lease (default 30 s).
+   */
+  jobLeaseSeconds: number;
 }
 
 /** Where attachments live with `STORAGE_BACKEND=s3` (AWS S3 or any S3-compatible store). */
@@ -212,5 +218,6 @@ export function loadConfig(env: Env = process.env): AppConfig {
     attachmentLinkTtlSeconds: integer(env, 'ATTACHMENT_LINK_TTL_SECONDS', 900, 1, 604_800),
     logLevel: oneOf(env, 'LOG_LEVEL', LOG_LEVELS, 'log'),
     allowPrivateNetworkTargets: boolean(env, 'ALLOW_PRIVATE_NETWORK_TARGETS', false),
+    jobLeaseSeconds: integer(env, 'JOB_LEASE_SECONDS', 30, 3, 600),
   };
 }
