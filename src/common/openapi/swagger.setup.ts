@@ -4,7 +4,6 @@ import { ProblemDetails, ValidationProblem } from './problem.schema';
 
 type Operation = {
   parameters?: Record<string, unknown>[];
-  requestBody?: { content?: Record<string, unknown> };
   security?: Record<string, string[]>[];
   responses?: Record<string, unknown>;
   'x-public'?: boolean;
@@ -30,39 +29,34 @@ const problemResponse = (description: string) => ({
   content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/ProblemDetails' } } },
 });
 
-const IDEMPOTENCY_KEY_DESCRIPTION =
-  'Makes a retry safe (IETF httpapi Idempotency-Key draft, as Stripe uses it): 1 to 255 printable ASCII characters, ' +
-  'e.g. a UUID made by the client for one logical request. For 24 hours, the same key from the same caller ' +
-  '(API key, else user) with the same method, path and body replays the first response (status, body, `Location`, ' +
-  'with `Idempotent-Replayed: true`) without running the request again; the same key with a different request ' +
-  'answers 422 (`idempotency_key_reused`), and while the first request still runs, 409 (`idempotency_key_in_use`, ' +
-  'with `Retry-After`). 4xx answers are replayed too; a 5xx answer, a response over 256 KiB or one that is not ' +
-  'JSON is not kept, so the key can be retried. A malformed key answers 422. Anonymous requests are not made ' +
-  'idempotent: the key is only checked.';
-const UPLOAD_NOTE =
-  ' Uploads (multipart or raw bodies) are not made idempotent either: the key is only checked.';
+const IDEMPOTENCY_KEY = {
+  name: 'Idempotency-Key',
+  in: 'header' as const,
+  required: false,
+  description:
+    'Makes a retry safe (IETF httpapi Idempotency-Key draft, as Stripe uses it): 1 to 255 printable ASCII characters, ' +
+    'e.g. a UUID made by the client for one logical request. For 24 hours, the same key from the same caller ' +
+    '(API key, else user) with the same method, path and body replays the first response (status, body, `Location`, ' +
+    'with `Idempotent-Replayed: true`) without running the request again; the same key with a different request ' +
+    'answers 422 (`idempotency_key_reused`), and while the first request still runs, 409 (`idempotency_key_in_use`, ' +
+    'with `Retry-After`). 4xx answers are replayed too; a 5xx answer, a response over 256 KiB or one that is not ' +
+    'JSON is not kept, so the key can be retried. A malformed key answers 422. Anonymous requests and uploads ' +
+    '(multipart or raw bodies) are not made idempotent: there the key is only checked.',
+  schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x20-\\x7E]+$' },
+};
 
 /** The `Idempotency-Key` parameter and its answers on every POST (see IdempotencyInterceptor). */
 function documentIdempotencyKey(operation: Operation): void {
-  const uploads = Object.keys(operation.requestBody?.content ?? {}).some(
-    (type) => !/json|x-www-form-urlencoded/.test(type),
-  );
   operation.parameters = [
     ...(operation.parameters ?? []),
-    {
-      name: 'Idempotency-Key',
-      in: 'header',
-      required: false,
-      description: IDEMPOTENCY_KEY_DESCRIPTION + (uploads ? UPLOAD_NOTE : ''),
-      schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x20-\\x7E]+$' },
-    },
+    { $ref: '#/components/parameters/IdempotencyKey' },
   ];
   operation.responses ??= {};
   operation.responses['409'] ??= problemResponse(
-    'Conflict; also a request with the same `Idempotency-Key` that is still being processed.',
+    'A request with the same `Idempotency-Key` is still being processed.',
   );
   operation.responses['422'] ??= problemResponse(
-    'Invalid input; also an `Idempotency-Key` reused for a different request, or malformed.',
+    'The `Idempotency-Key` is malformed, or was used for a different request.',
   );
 }
 
@@ -98,6 +92,8 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
     extraModels: [ProblemDetails, ValidationProblem],
     operationIdFactory: (_controller, method) => method,
   });
+  document.components ??= {};
+  document.components.parameters = { ...document.components.parameters, IdempotencyKey: IDEMPOTENCY_KEY };
   for (const path of Object.values(document.paths)) {
     for (const method of METHODS) {
       const operation = (path as Record<string, Operation | undefined>)[method];
