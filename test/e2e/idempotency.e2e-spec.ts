@@ -1,10 +1,16 @@
 import { randomUUID } from 'node:crypto';
-import { Client } from 'pg';
+import { createServer, ServerResponse } from 'node:http';
 import type { Response } from 'supertest';
 import { JobRunner } from '../../src/platform/jobs/job-runner.service';
-import { startApp, TestApp, workerDatabaseUrl } from '../support/app';
+import { startApp, TestApp } from '../support/app';
 import { dbQuery } from '../support/db';
-import { bearer, createUser, TestUser, uniqueEmail } from '../support/factories';
+import {
+  bearer,
+  createSpace as createSpaceFor,
+  createUser,
+  TestUser,
+  uniqueEmail,
+} from '../support/factories';
 import { expectProblem, invalidFields } from '../support/problem';
 
 const SPACES = '/api/v1.0/spaces';
@@ -16,7 +22,7 @@ describe('Idempotency-Key on POST', () => {
   let bob: TestUser;
 
   beforeAll(async () => {
-    t = await startApp();
+    t = await startApp({ env: { ALLOW_PRIVATE_NETWORK_TARGETS: 'true' } });
     alice = await createUser(t.http);
     bob = await createUser(t.http);
   });
@@ -110,33 +116,51 @@ describe('Idempotency-Key on POST', () => {
   });
 
   it('runs two racing requests with one key once: the other answers 409 while the first runs', async () => {
-    const key = newKey();
-    const body = spaceBody();
-    // Hold the first request inside its handler: inserting a space waits for this lock.
-    const blocker = new Client({ connectionString: workerDatabaseUrl() });
-    await blocker.connect();
+    // Hold the first request inside its handler: sending a test event waits for this endpoint's answer.
+    const arrived: ServerResponse[] = [];
+    const endpoint = createServer((req, res) => {
+      req.resume();
+      arrived.push(res);
+    });
+    await new Promise<void>((resolve) => endpoint.listen(0, '127.0.0.1', resolve));
     try {
-      await blocker.query('BEGIN');
-      await blocker.query('LOCK TABLE spaces IN SHARE ROW EXCLUSIVE MODE');
-      const firstRequest = createSpace(alice, key, body).then((res) => res);
-      // The first request holds the key once its claim row exists.
+      const space = await createSpaceFor(t.http, alice);
+      const hook = await t.http
+        .post(`${SPACES}/${space.slug}/webhooks`)
+        .set(bearer(alice))
+        .send({
+          url: `http://127.0.0.1:${(endpoint.address() as { port: number }).port}/hook`,
+          event_types: ['product.created'],
+        });
+      expect(hook.status).toBe(201);
+      const key = newKey();
+      const sendTest = () =>
+        t.http
+          .post(`${SPACES}/${space.slug}/webhooks/${hook.body.id}/test`)
+          .set(bearer(alice))
+          .set('Idempotency-Key', key);
+
+      const firstRequest = sendTest().then((res) => res);
       const deadline = Date.now() + 10_000;
-      while (!(await keyRows(key)).some((row) => row.status === 'running')) {
-        if (Date.now() > deadline) throw new Error('the first request never claimed the key');
+      while (!arrived.length) {
+        if (Date.now() > deadline) throw new Error('the first request never reached the endpoint');
         await new Promise((resolve) => setTimeout(resolve, 20));
       }
-      const racing = await createSpace(alice, key, body);
+      const racing = await sendTest();
       expectProblem(racing, 409, /still being processed/);
       expect(racing.body.code).toBe('idempotency_key_in_use');
       expect(racing.headers['retry-after']).toBe('1');
 
-      await blocker.query('ROLLBACK');
+      arrived[0].writeHead(200).end();
       const first = await firstRequest;
-      expect(first.status).toBe(201);
-      expectSameResponse(await createSpace(alice, key, body), first);
-      expect(await countSpaces(body.slug)).toBe(1);
+      expect(first.status).toBe(200);
+      expectSameResponse(await sendTest(), first);
+      expect(arrived).toHaveLength(1);
+      const sent = await dbQuery(`SELECT 1 FROM webhook_deliveries WHERE webhook_id = $1`, [hook.body.id]);
+      expect(sent).toHaveLength(1);
     } finally {
-      await blocker.end();
+      endpoint.closeAllConnections();
+      await new Promise((resolve) => endpoint.close(resolve));
     }
   });
 
