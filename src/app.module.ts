@@ -25,6 +25,7 @@ import { UsersModule } from './modules/users/users.module';
 import { WebhooksModule } from './modules/webhooks/webhooks.module';
 import { AuditModule } from './platform/audit/audit.module';
 import { CryptoModule } from './platform/crypto/crypto.module';
+import { IdempotencyModule } from './platform/idempotency/idempotency.module';
 import { JobsModule } from './platform/jobs/jobs.module';
 import { MailModule } from './platform/mail/mail.module';
 import { MetricsModule } from './platform/metrics/metrics.module';
@@ -55,6 +56,7 @@ export class AppModule {
         OutboundHttpModule,
         StorageModule,
         AuditModule,
+        IdempotencyModule,
         HealthModule,
         UsersModule,
         AccountsModule,

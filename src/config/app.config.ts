@@ -74,6 +74,12 @@ export interface AppConfig {
   corsOrigins: string[];
   trustProxy: TrustProxy;
   allowPrivateNetworkTargets: boolean;
+  /**
+   * JOB_LEASE_SECONDS: how long a claimed job stays reserved without a
+   * heartbeat. Renewed every third of it while the job runs, so a dead
+   * worker's jobs are taken over within one lease (default 30 s).
+   */
+  jobLeaseSeconds: number;
 }
 
 /** Where attachments live with `STORAGE_BACKEND=s3` (AWS S3 or any S3-compatible store). */
@@ -327,5 +333,6 @@ export function loadConfig(env: Env = process.env, stdoutIsTty = process.stdout.
     corsOrigins: corsOrigins(env),
     trustProxy: trustProxy(env),
     allowPrivateNetworkTargets: boolean(env, 'ALLOW_PRIVATE_NETWORK_TARGETS', false),
+    jobLeaseSeconds: integer(env, 'JOB_LEASE_SECONDS', 30, 3, 600),
   };
 }

@@ -109,3 +109,112 @@ describe('job runner', () => {
     expect(row).toEqual({ status: 'done', attempts: 2 });
   });
 });
+
+describe('job leases', () => {
+  let t: TestApp;
+  let jobs: JobRunner;
+  let db: DataSource;
+  const name = (label: string) => `test.${label}.${randomUUID().slice(0, 8)}`;
+
+  beforeAll(async () => {
+    // A short lease (renewed every second) keeps the test quick.
+    t = await startApp({ env: { JOB_LEASE_SECONDS: '3' } });
+    jobs = t.app.get(JobRunner);
+    db = t.app.get(DataSource);
+  });
+  afterAll(() => t.close());
+
+  /** A handler that runs until released, and the promise that says it started. */
+  function gatedJob() {
+    let release!: () => void;
+    let started!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const running = new Promise<void>((resolve) => (started = resolve));
+    return {
+      handler: async () => {
+        started();
+        await gate;
+      },
+      running,
+      release: () => release(),
+    };
+  }
+
+  async function until<T>(probe: () => Promise<T | undefined>, timeoutMs = 15_000): Promise<T> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const value = await probe();
+      if (value !== undefined) return value;
+      if (Date.now() > deadline) throw new Error('Condition not met in time.');
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+
+  it('renews the lease of a job that outlives it, so no other worker takes it over', async () => {
+    const job = name('long');
+    const gated = gatedJob();
+    let runs = 0;
+    jobs.register(job, async () => {
+      runs += 1;
+      await gated.handler();
+    });
+    await jobs.enqueue(null, job, {});
+    await gated.running;
+    const [claimed] = (await db.query(`SELECT locked_until FROM jobs WHERE name = $1`, [job])) as {
+      locked_until: Date;
+    }[];
+    // Wait until the first lease has run out: only renewals can keep the job ours.
+    const row = await until(async () => {
+      const [r] = (await db.query(
+        `SELECT status, attempts, locked_until > $2 AS renewed, now() > $2 + interval '1 second' AS past
+           FROM jobs WHERE name = $1`,
+        [job, claimed.locked_until],
+      )) as { status: string; attempts: number; renewed: boolean; past: boolean }[];
+      return r.past ? r : undefined;
+    });
+    expect(row).toEqual({ status: 'running', attempts: 1, renewed: true, past: true });
+    gated.release();
+    await jobs.drain();
+    expect(runs).toBe(1);
+    const [done] = await db.query(`SELECT status, attempts FROM jobs WHERE name = $1`, [job]);
+    expect(done).toEqual({ status: 'done', attempts: 1 });
+  });
+
+  it('runs a dead worker’s job again once its short lease runs out', async () => {
+    const job = name('orphan');
+    const attempts: number[] = [];
+    jobs.register(job, async (_payload, context) => {
+      attempts.push(context.attempt);
+    });
+    // Claimed a moment ago by a process that then died: nobody renews it.
+    await db.query(
+      `INSERT INTO jobs (name, status, attempts, locked_until) VALUES ($1, 'running', 1, now() + interval '3 seconds')`,
+      [job],
+    );
+    const status = await until(async () => {
+      const [r] = (await db.query(`SELECT status, attempts FROM jobs WHERE name = $1`, [job])) as {
+        status: string;
+        attempts: number;
+      }[];
+      return r.status === 'done' ? r : undefined;
+    });
+    expect(status).toEqual({ status: 'done', attempts: 2 });
+    expect(attempts).toEqual([2]);
+  });
+
+  it('does not let a worker that lost its claim overwrite the new holder’s outcome', async () => {
+    const job = name('fenced');
+    const gated = gatedJob();
+    jobs.register(job, gated.handler);
+    await jobs.enqueue(null, job, {});
+    await gated.running;
+    // Another worker took the job over meanwhile (its claim is attempt 2, still running).
+    await db.query(`UPDATE jobs SET attempts = 2 WHERE name = $1`, [job]);
+    gated.release();
+    // Wait for the stale worker to finish its handler and try to record the outcome.
+    await until(async () => (jobs['held'].size === 0 ? true : undefined));
+    const [row] = await db.query(`SELECT status, attempts FROM jobs WHERE name = $1`, [job]);
+    expect(row).toEqual({ status: 'running', attempts: 2 });
+    await db.query(`UPDATE jobs SET status = 'done', locked_until = NULL WHERE name = $1`, [job]);
+  });
+});

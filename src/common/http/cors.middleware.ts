@@ -11,6 +11,7 @@ export const CORS_EXPOSED_HEADERS = [
   'RateLimit-Policy',
   'Retry-After',
   'Location',
+  'Idempotent-Replayed',
   'Deprecation',
   'Link',
   'Content-Disposition',

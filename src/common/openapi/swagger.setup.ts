@@ -3,6 +3,7 @@ import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import { ProblemDetails, ValidationProblem } from './problem.schema';
 
 type Operation = {
+  parameters?: Record<string, unknown>[];
   security?: Record<string, string[]>[];
   responses?: Record<string, unknown>;
   'x-public'?: boolean;
@@ -22,6 +23,42 @@ const RATE_LIMITED = {
   },
   content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/ProblemDetails' } } },
 };
+
+const problemResponse = (description: string) => ({
+  description,
+  content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/ProblemDetails' } } },
+});
+
+const IDEMPOTENCY_KEY = {
+  name: 'Idempotency-Key',
+  in: 'header' as const,
+  required: false,
+  description:
+    'Makes a retry safe (IETF httpapi Idempotency-Key draft, as Stripe uses it): 1 to 255 printable ASCII characters, ' +
+    'e.g. a UUID made by the client for one logical request. For 24 hours, the same key from the same caller ' +
+    '(API key, else user) with the same method, path and body replays the first response (status, body, `Location`, ' +
+    'with `Idempotent-Replayed: true`) without running the request again; the same key with a different request ' +
+    'answers 422 (`idempotency_key_reused`), and while the first request still runs, 409 (`idempotency_key_in_use`, ' +
+    'with `Retry-After`). 4xx answers are replayed too; a 5xx answer, a response over 256 KiB or one that is not ' +
+    'JSON is not kept, so the key can be retried. A malformed key answers 422. Anonymous requests and uploads ' +
+    '(multipart or raw bodies) are not made idempotent: there the key is only checked.',
+  schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x20-\\x7E]+$' },
+};
+
+/** The `Idempotency-Key` parameter and its answers on every POST (see IdempotencyInterceptor). */
+function documentIdempotencyKey(operation: Operation): void {
+  operation.parameters = [
+    ...(operation.parameters ?? []),
+    { $ref: '#/components/parameters/IdempotencyKey' },
+  ];
+  operation.responses ??= {};
+  operation.responses['409'] ??= problemResponse(
+    'A request with the same `Idempotency-Key` is still being processed.',
+  );
+  operation.responses['422'] ??= problemResponse(
+    'The `Idempotency-Key` is malformed, or was used for a different request.',
+  );
+}
 
 const METHODS = ['get', 'put', 'post', 'patch', 'delete', 'head', 'options'] as const;
 
@@ -84,7 +121,7 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
         'Errors are RFC 9457 problem details (`application/problem+json`); invalid input answers 422 with `errors[]`. ' +
         "Browser apps on other origins are served when their origin is listed in the server's `CORS_ORIGINS` (credentials allowed, for the refresh cookie); " +
         'they may send `Authorization`, `Content-Type`, `Idempotency-Key` and `X-Request-Id`, and can read `X-Request-Id`, `X-RateLimit-Limit`, `X-RateLimit-Remaining`, `X-RateLimit-Reset`, ' +
-        '`RateLimit`, `RateLimit-Policy`, `Retry-After`, `Location`, `Deprecation`, `Link`, `Content-Disposition` and `WWW-Authenticate`. ' +
+        '`RateLimit`, `RateLimit-Policy`, `Retry-After`, `Location`, `Idempotent-Replayed`, `Deprecation`, `Link`, `Content-Disposition` and `WWW-Authenticate`. ' +
         'Ids are UUIDs as PostgreSQL reads them (8-4-4-4-12 hex digits, any case, any version or variant). ' +
         'On every route, text that cannot be stored (a NUL character or an unpaired UTF-16 surrogate) is refused before the route runs: ' +
         '422 naming the query parameter or body field, 404 in a path segment, 400 for a path that is not valid percent-encoded UTF-8; ' +
@@ -111,10 +148,13 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
     extraModels: [ProblemDetails, ValidationProblem],
     operationIdFactory: (_controller, method) => method,
   });
+  document.components ??= {};
+  document.components.parameters = { ...document.components.parameters, IdempotencyKey: IDEMPOTENCY_KEY };
   for (const path of Object.values(document.paths)) {
     for (const method of METHODS) {
       const operation = (path as Record<string, Operation | undefined>)[method];
       if (!operation) continue;
+      if (method === 'post') documentIdempotencyKey(operation);
       operation.responses ??= {};
       if (!Object.keys(operation.responses).some((status) => status.startsWith('4'))) {
         operation.responses['422'] = UNSTORABLE_INPUT;

@@ -1,10 +1,18 @@
-import { Injectable, Logger, OnApplicationBootstrap, BeforeApplicationShutdown } from '@nestjs/common';
+import {
+  BeforeApplicationShutdown,
+  Inject,
+  Injectable,
+  Logger,
+  OnApplicationBootstrap,
+} from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
+import { APP_CONFIG, AppConfig } from '../../config/app.config';
 import { jsonValue } from '../../database/json-column';
 import { nextOccurrence } from './cron';
 import { Job } from './entities/job.entity';
 import { JobSchedule } from './entities/job-schedule.entity';
+import { HeldLease, leasesToRenew, renewalIntervalMs } from './lease';
 import { SerialTask } from './serial-task';
 import { Wakeup } from './wakeup.service';
 
@@ -20,7 +28,10 @@ export interface JobOptions {
   maxAttempts?: number;
   /** Delay before attempt `n + 1`, after attempt `n` (1-based) failed. */
   backoffMs?: (attempt: number) => number;
-  /** A running job not finished by then is presumed dead and retried. */
+  /**
+   * Longest run: past it the worker stops renewing the job's lease, and
+   * another worker retries it once the lease runs out (a hung handler).
+   */
   timeoutMs?: number;
 }
 
@@ -48,6 +59,11 @@ const DEFAULTS: Required<JobOptions> = {
  * `FOR UPDATE SKIP LOCKED`, so any number of replicas share the work and a
  * job runs once. Each module registers its own handlers. Cron schedules are
  * rows too: the replica that claims a due one enqueues its occurrence.
+ *
+ * A claim is a short lease (JOB_LEASE_SECONDS) that the claiming worker
+ * renews while the job runs, so the jobs of a crashed process run again
+ * within one lease. Every claim bumps `attempts`, which fences the outcome:
+ * a worker that lost its lease cannot overwrite the new holder's result.
  */
 @Injectable()
 export class JobRunner implements OnApplicationBootstrap, BeforeApplicationShutdown {
@@ -55,7 +71,11 @@ export class JobRunner implements OnApplicationBootstrap, BeforeApplicationShutd
   private readonly handlers = new Map<string, Registration>();
   private readonly crons = new Map<string, CronRegistration>();
   private readonly inFlight = new Set<Promise<void>>();
+  private readonly held = new Map<string, HeldLease>();
+  private readonly leaseMs: number;
   private timer: NodeJS.Timeout | null = null;
+  private heartbeat: NodeJS.Timeout | null = null;
+  private renewing: Promise<void> | null = null;
   private readonly loop = new SerialTask(
     () => this.tick(),
     (error) => this.logger.error(`Job runner tick failed: ${String(error)}`),
@@ -66,7 +86,10 @@ export class JobRunner implements OnApplicationBootstrap, BeforeApplicationShutd
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly wakeup: Wakeup,
-  ) {}
+    @Inject(APP_CONFIG) config: AppConfig,
+  ) {
+    this.leaseMs = config.jobLeaseSeconds * 1000;
+  }
 
   register<T>(name: string, handler: JobHandler<T>, options: JobOptions = {}): void {
     if (this.handlers.has(name)) throw new Error(`Job ${name} is registered twice.`);
@@ -121,6 +144,8 @@ export class JobRunner implements OnApplicationBootstrap, BeforeApplicationShutd
     this.unsubscribe = this.wakeup.on('jobs', () => this.kick());
     this.timer = setInterval(() => this.kick(), POLL_MS);
     this.timer.unref();
+    this.heartbeat = setInterval(() => void this.renewLeases(), renewalIntervalMs(this.leaseMs));
+    this.heartbeat.unref();
     this.kick();
   }
 
@@ -132,6 +157,8 @@ export class JobRunner implements OnApplicationBootstrap, BeforeApplicationShutd
     if (this.timer) clearInterval(this.timer);
     await this.loop.stop();
     await Promise.allSettled([...this.inFlight]);
+    if (this.heartbeat) clearInterval(this.heartbeat);
+    await this.renewing;
   }
 
   kick(): void {
@@ -206,7 +233,7 @@ export class JobRunner implements OnApplicationBootstrap, BeforeApplicationShutd
                         AND ((status = 'pending' AND run_at <= now()) OR (status = 'running' AND locked_until < now()))
                       ORDER BY run_at LIMIT $2 FOR UPDATE SKIP LOCKED)
         RETURNING id, name, payload, attempts, max_attempts`,
-      [names, BATCH, DEFAULTS.timeoutMs / 1000],
+      [names, BATCH, this.leaseMs / 1000],
     )) as [{ id: string; name: string; payload: object; attempts: number; max_attempts: number }[], number];
     return rows.map((row) =>
       Object.assign(new Job(), {
@@ -219,13 +246,49 @@ export class JobRunner implements OnApplicationBootstrap, BeforeApplicationShutd
     );
   }
 
+  /** Extends the lease of every job this process still runs; one renewal at a time. */
+  private async renewLeases(): Promise<void> {
+    if (this.renewing) return;
+    const leases = leasesToRenew(this.held.values(), Date.now());
+    if (!leases.length) return;
+    this.renewing = this.dataSource
+      .query(
+        `UPDATE jobs SET locked_until = now() + make_interval(secs => $3)
+           FROM unnest($1::uuid[], $2::int[]) AS held(id, attempts)
+          WHERE jobs.id = held.id AND jobs.attempts = held.attempts AND jobs.status = 'running'`,
+        [leases.map((l) => l.id), leases.map((l) => l.attempt), this.leaseMs / 1000],
+      )
+      .then(
+        () => undefined,
+        (error: unknown) => this.logger.warn(`Job lease renewal failed: ${String(error)}`),
+      )
+      .finally(() => (this.renewing = null));
+    await this.renewing;
+  }
+
   private async execute(job: Job): Promise<void> {
     const registration = this.handlers.get(job.name)!;
+    this.held.set(job.id, {
+      id: job.id,
+      attempt: job.attempts,
+      startedAt: Date.now(),
+      timeoutMs: registration.options.timeoutMs,
+    });
+    try {
+      await this.runAndRecord(job, registration);
+    } finally {
+      this.held.delete(job.id);
+    }
+  }
+
+  // The outcome is written only while this claim (its attempt number) still holds the job.
+  private async runAndRecord(job: Job, registration: Registration): Promise<void> {
     try {
       await registration.handler(job.payload as never, { id: job.id, attempt: job.attempts });
       await this.dataSource.query(
-        `UPDATE jobs SET status = 'done', finished_at = now(), locked_until = NULL, last_error = NULL WHERE id = $1`,
-        [job.id],
+        `UPDATE jobs SET status = 'done', finished_at = now(), locked_until = NULL, last_error = NULL
+          WHERE id = $1 AND attempts = $2 AND status = 'running'`,
+        [job.id, job.attempts],
       );
     } catch (error) {
       const message = (error instanceof Error ? error.message : String(error)).slice(0, 2000);
@@ -234,8 +297,14 @@ export class JobRunner implements OnApplicationBootstrap, BeforeApplicationShutd
       await this.dataSource.query(
         `UPDATE jobs SET status = $2, last_error = $3, locked_until = NULL,
                 run_at = now() + make_interval(secs => $4), finished_at = CASE WHEN $2 = 'failed' THEN now() END
-          WHERE id = $1`,
-        [job.id, final ? 'failed' : 'pending', message, registration.options.backoffMs(job.attempts) / 1000],
+          WHERE id = $1 AND attempts = $5 AND status = 'running'`,
+        [
+          job.id,
+          final ? 'failed' : 'pending',
+          message,
+          registration.options.backoffMs(job.attempts) / 1000,
+          job.attempts,
+        ],
       );
     }
   }

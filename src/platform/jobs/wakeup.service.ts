@@ -22,6 +22,9 @@ export class Wakeup implements OnModuleInit, OnApplicationShutdown, EntitySubscr
   private readonly logger = new Logger(Wakeup.name);
   private readonly local = new EventEmitter().setMaxListeners(0);
   private listener: Client | null = null;
+  /** Topics waiting for the listening connection, which runs one statement at a time. */
+  private readonly outgoing = new Set<string>();
+  private flushing = false;
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -32,22 +35,26 @@ export class Wakeup implements OnModuleInit, OnApplicationShutdown, EntitySubscr
     this.dataSource.subscribers.push(this);
     if (!this.config.databaseUrl) return;
     const options = this.dataSource.options as { url?: string };
-    this.listener = new Client({ connectionString: options.url });
-    this.listener.on('notification', (message) => {
+    const listener = new Client({ connectionString: options.url });
+    listener.on('notification', (message) => {
       if (message.payload) this.emitLocal(message.payload);
     });
-    this.listener.on('error', (error) => this.logger.warn(`Wakeup listener failed: ${error.message}`));
+    listener.on('error', (error) => this.logger.warn(`Wakeup listener failed: ${error.message}`));
     try {
-      await this.listener.connect();
-      await this.listener.query(`LISTEN ${CHANNEL}`);
+      await listener.connect();
+      await listener.query(`LISTEN ${CHANNEL}`);
+      // Only now: signals raised before go out in-process, never concurrently with LISTEN.
+      this.listener = listener;
     } catch (error) {
       this.logger.warn(`Wakeup listener unavailable, relying on polling: ${String(error)}`);
-      this.listener = null;
+      await listener.end().catch(() => undefined);
     }
   }
 
   async onApplicationShutdown(): Promise<void> {
-    await this.listener?.end().catch(() => undefined);
+    const listener = this.listener;
+    this.listener = null;
+    await listener?.end().catch(() => undefined);
   }
 
   /** Signals `topic` (e.g. `outbox`, `jobs`, `notifications:<userId>`) once `em`'s transaction commits. */
@@ -82,10 +89,34 @@ export class Wakeup implements OnModuleInit, OnApplicationShutdown, EntitySubscr
       setImmediate(() => this.emitLocal(topic));
       return;
     }
-    this.listener.query('SELECT pg_notify($1, $2)', [CHANNEL, topic]).catch((error: unknown) => {
-      this.logger.warn(`NOTIFY failed, relying on polling: ${String(error)}`);
-      this.emitLocal(topic);
-    });
+    this.outgoing.add(topic);
+    if (!this.flushing) void this.flush();
+  }
+
+  /**
+   * One NOTIFY statement at a time on the listening connection (a pg client
+   * must not run two queries at once); topics signalled meanwhile collapse
+   * into the next statement.
+   */
+  private async flush(): Promise<void> {
+    this.flushing = true;
+    try {
+      while (this.outgoing.size && this.listener) {
+        const topics = [...this.outgoing];
+        this.outgoing.clear();
+        try {
+          await this.listener.query('SELECT pg_notify($1, topic) FROM unnest($2::text[]) AS topic', [
+            CHANNEL,
+            topics,
+          ]);
+        } catch (error) {
+          this.logger.warn(`NOTIFY failed, relying on polling: ${String(error)}`);
+          for (const topic of topics) this.emitLocal(topic);
+        }
+      }
+    } finally {
+      this.flushing = false;
+    }
   }
 
   private emitLocal(topic: string): void {

@@ -1,0 +1,172 @@
+import { randomUUID } from 'node:crypto';
+import {
+  BeforeApplicationShutdown,
+  Injectable,
+  Logger,
+  OnApplicationBootstrap,
+  OnModuleInit,
+} from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { SecretBox } from '../crypto/secret-box.service';
+import { JobRunner } from '../jobs/job-runner.service';
+import { renewalIntervalMs } from '../jobs/lease';
+import { IdempotencyKeyInUse, IdempotencyKeyReused } from './idempotency.errors';
+
+/** How long a key replays its first response (the draft's and Stripe's 24 hours). */
+export const KEY_RETENTION_HOURS = 24;
+/** A request holds its key this long without renewal; renewed while it runs, so a dead process frees it within this. */
+const LEASE_MS = 30_000;
+const SWEEP_JOB = 'platform.idempotency-sweep';
+const CLAIM_TRIES = 3;
+
+/** What a replay sends back: the first response's status, kept headers and body bytes. */
+export interface StoredResponse {
+  status: number;
+  headers: Record<string, string | string[]>;
+  body: Buffer;
+}
+
+export type Claim = { kind: 'claimed'; token: string } | { kind: 'replay'; response: StoredResponse };
+
+interface HeldKey {
+  scope: string;
+  key: string;
+  token: string;
+}
+
+interface KeyRow {
+  fingerprint: string;
+  status: 'running' | 'done';
+  response_status: number | null;
+  response_sealed: string | null;
+}
+
+const sealContext = (scope: string, key: string) => `idempotency:${scope}:${key}`;
+
+/**
+ * Idempotency keys in PostgreSQL. A request claims its key with one
+ * INSERT ... ON CONFLICT before its handler runs, so of two racing requests
+ * exactly one executes; the other sees the claim (409) or, once it is done,
+ * the stored response (replay).
+ */
+@Injectable()
+export class IdempotencyStore implements OnModuleInit, OnApplicationBootstrap, BeforeApplicationShutdown {
+  private readonly logger = new Logger(IdempotencyStore.name);
+  private readonly held = new Map<string, HeldKey>();
+  private heartbeat: NodeJS.Timeout | null = null;
+
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly secrets: SecretBox,
+    private readonly jobs: JobRunner,
+  ) {}
+
+  onModuleInit(): void {
+    this.jobs.register(SWEEP_JOB, async () => void (await this.sweep()));
+    this.jobs.registerCron(SWEEP_JOB, '37 * * * *', SWEEP_JOB);
+  }
+
+  onApplicationBootstrap(): void {
+    this.heartbeat = setInterval(() => void this.renew(), renewalIntervalMs(LEASE_MS));
+    this.heartbeat.unref();
+  }
+
+  beforeApplicationShutdown(): void {
+    if (this.heartbeat) clearInterval(this.heartbeat);
+  }
+
+  /** Claims `key` for a request, or answers the stored response; throws 422 (other request) or 409 (still running). */
+  async claim(scope: string, key: string, fingerprint: string): Promise<Claim> {
+    for (let attempt = 1; ; attempt++) {
+      const token = randomUUID();
+      // Takes the key when it is new, expired, or abandoned by a dead process mid-request (same request only).
+      const claimed = (await this.dataSource.query(
+        `INSERT INTO idempotency_keys (scope, key, fingerprint, status, claim_token, locked_until, expires_at)
+         VALUES ($1, $2, $3, 'running', $4, now() + make_interval(secs => $5), now() + make_interval(hours => $6))
+         ON CONFLICT (scope, key) DO UPDATE
+            SET fingerprint = EXCLUDED.fingerprint, status = 'running', claim_token = EXCLUDED.claim_token,
+                locked_until = EXCLUDED.locked_until, response_status = NULL, response_sealed = NULL,
+                created_at = now(), expires_at = EXCLUDED.expires_at
+          WHERE idempotency_keys.expires_at <= now()
+             OR (idempotency_keys.status = 'running' AND idempotency_keys.locked_until < now()
+                 AND idempotency_keys.fingerprint = EXCLUDED.fingerprint)
+         RETURNING claim_token`,
+        [scope, key, fingerprint, token, LEASE_MS / 1000, KEY_RETENTION_HOURS],
+      )) as { claim_token: string }[];
+      if (claimed.length) {
+        this.held.set(token, { scope, key, token });
+        return { kind: 'claimed', token };
+      }
+      const [row] = (await this.dataSource.query(
+        `SELECT fingerprint, status, response_status, response_sealed FROM idempotency_keys
+          WHERE scope = $1 AND key = $2 AND expires_at > now()`,
+        [scope, key],
+      )) as KeyRow[];
+      // Gone (expired or released) between the two statements: claim again.
+      if (!row && attempt < CLAIM_TRIES) continue;
+      if (!row || row.fingerprint !== fingerprint) throw new IdempotencyKeyReused();
+      if (row.status === 'running' || row.response_status === null || row.response_sealed === null) {
+        throw new IdempotencyKeyInUse();
+      }
+      const kept = JSON.parse(this.secrets.open(row.response_sealed, sealContext(scope, key))) as {
+        headers: Record<string, string | string[]>;
+        body: string;
+      };
+      return {
+        kind: 'replay',
+        response: {
+          status: row.response_status,
+          headers: kept.headers,
+          body: Buffer.from(kept.body, 'base64'),
+        },
+      };
+    }
+  }
+
+  /** Keeps the response for replays; a no-op when the claim was lost meanwhile. */
+  async complete(scope: string, key: string, token: string, response: StoredResponse): Promise<void> {
+    this.held.delete(token);
+    const sealed = this.secrets.seal(
+      JSON.stringify({ headers: response.headers, body: response.body.toString('base64') }),
+      sealContext(scope, key),
+    );
+    await this.dataSource.query(
+      `UPDATE idempotency_keys SET status = 'done', locked_until = NULL, response_status = $4, response_sealed = $5
+        WHERE scope = $1 AND key = $2 AND claim_token = $3`,
+      [scope, key, token, response.status, sealed],
+    );
+  }
+
+  /** Frees the key (nothing to replay): the client may retry it as new. */
+  async release(scope: string, key: string, token: string): Promise<void> {
+    this.held.delete(token);
+    await this.dataSource.query(
+      `DELETE FROM idempotency_keys WHERE scope = $1 AND key = $2 AND claim_token = $3`,
+      [scope, key, token],
+    );
+  }
+
+  /** Deletes keys past their 24 hours; answers how many. */
+  async sweep(): Promise<number> {
+    const [, count] = (await this.dataSource.query(
+      `DELETE FROM idempotency_keys WHERE expires_at <= now()`,
+    )) as [unknown, number];
+    return count;
+  }
+
+  private async renew(): Promise<void> {
+    const held = [...this.held.values()];
+    if (!held.length) return;
+    try {
+      await this.dataSource.query(
+        `UPDATE idempotency_keys k SET locked_until = now() + make_interval(secs => $4)
+           FROM unnest($1::text[], $2::text[], $3::uuid[]) AS h(scope, key, token)
+          WHERE k.scope = h.scope AND k.key = h.key AND k.claim_token = h.token AND k.status = 'running'`,
+        [held.map((h) => h.scope), held.map((h) => h.key), held.map((h) => h.token), LEASE_MS / 1000],
+      );
+    } catch (error) {
+      this.logger.warn(`Idempotency key lease renewal failed: ${String(error)}`);
+    }
+  }
+}

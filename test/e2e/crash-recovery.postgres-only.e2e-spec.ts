@@ -1,0 +1,229 @@
+import { ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { createServer as createHttpServer, IncomingMessage, Server, ServerResponse } from 'node:http';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client } from 'pg';
+import { cloneDatabase, dropDatabase, ROOT_EMAIL, ROOT_PASSWORD, TEMPLATE_SEEDED } from '../support/database';
+
+const ROOT = join(__dirname, '..', '..');
+const CLIENTS = 16;
+const PRODUCTS_PER_CLIENT = 10;
+const PRODUCTS = CLIENTS * PRODUCTS_PER_CLIENT;
+
+interface RunningServer {
+  child: ChildProcess;
+  base: string;
+  stderr: () => string;
+}
+
+const alive = (child: ChildProcess) => child.exitCode === null && child.signalCode === null;
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+async function until<T>(
+  what: string,
+  probe: () => T | undefined | Promise<T | undefined>,
+  timeoutMs: number,
+) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/** The built server as an operator runs it, its warnings collected from stderr. */
+async function startServer(env: Record<string, string>): Promise<RunningServer> {
+  const port = await freePort();
+  const child = spawn(process.execPath, [join(ROOT, 'dist', 'main.js')], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'error', ...env },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr!.on('data', (chunk) => (stderr += chunk));
+  const base = `http://127.0.0.1:${port}/api/v1.0`;
+  await until(
+    'server healthy',
+    async () => {
+      if (child.exitCode !== null) throw new Error(`server exited early:\n${stderr}`);
+      return fetch(`${base}/health`).then(
+        (res) => (res.ok ? true : undefined),
+        () => undefined,
+      );
+    },
+    60_000,
+  );
+  return { child, base, stderr: () => stderr };
+}
+
+/** A webhook endpoint that holds every request unanswered until told to answer. */
+function startHoldingReceiver() {
+  const received = new Map<string, number>();
+  const held: { req: IncomingMessage; res: ServerResponse }[] = [];
+  let holding = true;
+  const server: Server = createHttpServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      const id = String(req.headers['webhook-id']);
+      received.set(id, (received.get(id) ?? 0) + 1);
+      if (holding) held.push({ req, res });
+      else res.writeHead(200).end();
+    });
+  });
+  return {
+    received,
+    held,
+    listen: () =>
+      new Promise<string>((resolve) =>
+        server.listen(0, '127.0.0.1', () =>
+          resolve(`http://127.0.0.1:${(server.address() as { port: number }).port}/hook`),
+        ),
+      ),
+    answerAll() {
+      holding = false;
+      for (const { res } of held.splice(0)) if (!res.socket?.destroyed) res.writeHead(200).end();
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+// PostgreSQL only: two server processes share one database.
+describe('a worker process killed in the middle of webhook deliveries', () => {
+  const name = `verity_recovery_${process.pid}`;
+  const url = `postgres://postgres@127.0.0.1:5432/${name}`;
+  const servers: RunningServer[] = [];
+  const receiver = startHoldingReceiver();
+  let db: Client;
+
+  beforeAll(async () => {
+    const build = spawnSync(process.execPath, [join(ROOT, 'scripts', 'build-if-needed.cjs')], {
+      cwd: ROOT,
+      encoding: 'utf8',
+    });
+    if (build.status !== 0) throw new Error(`build failed:\n${build.stdout}${build.stderr}`);
+    db = new Client({ connectionString: await cloneDatabase(TEMPLATE_SEEDED, name) });
+    await db.connect();
+  }, 180_000);
+  afterAll(async () => {
+    const running = servers.filter((s) => alive(s.child));
+    for (const server of running) server.child.kill('SIGKILL');
+    await Promise.all(running.map((s) => new Promise((resolve) => s.child.once('exit', resolve))));
+    await receiver.close();
+    await db.end();
+    await dropDatabase(name);
+  });
+
+  it('has every event reach its endpoint within a minute, with no pg client used concurrently', async () => {
+    const hookUrl = await receiver.listen();
+    // Both processes must open each other's tokens and webhook secrets.
+    const env = {
+      DATABASE_URL: url,
+      DATA_DIR: mkdtempSync(join(tmpdir(), 'verity-recovery-')),
+      JWT_SECRET: randomBytes(32).toString('hex'),
+      ENCRYPTION_KEY: randomBytes(32).toString('hex'),
+      ALLOW_PRIVATE_NETWORK_TARGETS: 'true',
+      RATE_LIMIT_ENABLED: 'false',
+    };
+    const [doomed, survivor] = await Promise.all([startServer(env), startServer(env)]);
+    servers.push(doomed, survivor);
+    const onExit = () => servers.forEach((s) => alive(s.child) && s.child.kill('SIGKILL'));
+    process.once('exit', onExit);
+
+    const token = await fetch(`${doomed.base}/auth/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ username: ROOT_EMAIL, password: ROOT_PASSWORD }),
+    }).then((r) => r.json() as Promise<{ access_token: string }>);
+    const headers = { authorization: `Bearer ${token.access_token}`, 'content-type': 'application/json' };
+    const post = (base: string, path: string, body: object) =>
+      fetch(`${base}${path}`, { method: 'POST', headers, body: JSON.stringify(body) });
+    const space = (await (await post(doomed.base, '/spaces', { name: 'Recovery' })).json()) as {
+      slug: string;
+    };
+    const hook = await post(doomed.base, `/spaces/${space.slug}/webhooks`, {
+      url: hookUrl,
+      event_types: ['product.created'],
+    });
+    expect(hook.status).toBe(201);
+
+    // Write load: 16 clients, spread over both processes.
+    const created = await Promise.all(
+      Array.from({ length: CLIENTS }, async (_, client) => {
+        const statuses: number[] = [];
+        for (let i = 0; i < PRODUCTS_PER_CLIENT; i++) {
+          const base = (client + i) % 2 ? doomed.base : survivor.base;
+          const res = await post(base, `/catalog/spaces/${space.slug}/products`, {
+            name: `p-${client}-${i}`,
+          });
+          statuses.push(res.status);
+        }
+        return statuses;
+      }),
+    );
+    expect(created.flat().every((status) => status === 201)).toBe(true);
+
+    // Every delivery is now in flight at one of the two processes: the receiver holds them all.
+    await until(
+      'every delivery sent once',
+      () => (receiver.received.size >= PRODUCTS ? true : undefined),
+      30_000,
+    );
+    const killedAt = Date.now();
+    doomed.child.kill('SIGKILL');
+    await new Promise((resolve) => doomed.child.once('exit', resolve));
+    // The dead process was mid-delivery: some held requests lost their connection with it.
+    await until(
+      'a held request of the killed process closed',
+      () => (receiver.held.some(({ req }) => req.socket.destroyed) ? true : undefined),
+      5_000,
+    );
+    receiver.answerAll();
+
+    const [{ stuck }] = (
+      await db.query(
+        `SELECT count(*)::int AS stuck FROM jobs WHERE name = 'webhooks.deliver' AND status = 'running'`,
+      )
+    ).rows as { stuck: number }[];
+    expect(stuck).toBeGreaterThan(0);
+
+    // The survivor takes the dead process's deliveries over once their lease runs out (30 s).
+    await until(
+      'every delivery succeeded',
+      async () => {
+        const [row] = (
+          await db.query(
+            `SELECT count(*) FILTER (WHERE status = 'succeeded')::int AS ok, count(*)::int AS total FROM webhook_deliveries`,
+          )
+        ).rows as { ok: number; total: number }[];
+        return row.total === PRODUCTS && row.ok === PRODUCTS ? true : undefined;
+      },
+      60_000 - (Date.now() - killedAt),
+    );
+    expect(receiver.received.size).toBe(PRODUCTS);
+    const deliveryIds = (await db.query(`SELECT id FROM webhook_deliveries`)).rows.map(
+      (r: { id: string }) => r.id,
+    );
+    expect(new Set(receiver.received.keys())).toEqual(new Set(deliveryIds));
+
+    // Two queries at once on one pg connection print this warning (and will fail on pg 9).
+    for (const server of servers) expect(server.stderr()).not.toContain('DeprecationWarning');
+  }, 150_000);
+});
