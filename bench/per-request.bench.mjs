@@ -5,6 +5,7 @@
 //   npm run bench -- per-request
 //   BENCH_WORKERS=1,2 BENCH_CONNECTIONS=50 BENCH_DURATION=10 node bench/per-request.bench.mjs
 //   BENCH_PROFILE=/tmp/prof node bench/per-request.bench.mjs   (one process under --cpu-prof)
+//   BENCH_PG_SOCKET_DIR=/var/run/postgresql ...   (the server reaches PostgreSQL over its Unix socket)
 import { availableParallelism, loadavg } from 'node:os';
 import { measure, register, report, scratchDatabase, signIn, startProcess } from './lib.mjs';
 
@@ -12,6 +13,7 @@ const ROWS = 100_000;
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const WORKERS = (process.env.BENCH_WORKERS ?? '1,2').split(',').map(Number);
 const PROFILE_DIR = process.env.BENCH_PROFILE;
+const SOCKET_DIR = process.env.BENCH_PG_SOCKET_DIR;
 
 async function api(base, method, path, token, body) {
   const res = await fetch(`${base}/api/v1.0${path}`, {
@@ -102,7 +104,7 @@ async function run() {
 
   try {
     for (const workers of WORKERS) {
-      const env = { DATABASE_URL: url, WEB_CONCURRENCY: String(workers) };
+      const env = { DATABASE_URL: SOCKET_DIR ? `${url}?host=${SOCKET_DIR}` : url, WEB_CONCURRENCY: String(workers) };
       const server = await startProcess({
         env,
         nodeArgs: PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`] : [],
@@ -142,6 +144,7 @@ async function run() {
       await server.stop();
       console.log(
         `\n== per request: WEB_CONCURRENCY=${workers}, ${CONNECTIONS} connections, ${availableParallelism()} cores, ` +
+          `PostgreSQL over ${SOCKET_DIR ? 'a Unix socket' : 'TCP'}, ` +
           `load average ${loadavg().map((l) => l.toFixed(2)).join(' ')} ==`,
       );
       report(rows, null);

@@ -36,11 +36,15 @@ async function runPrimary(config: AppConfig): Promise<void> {
   }
   serveRateLimitCounters();
   serveClusterMetrics();
-  superviseWorkers({ workers: config.webConcurrency, shutdownGraceMs: SHUTDOWN_GRACE_MS });
-  logger.log(
-    `Starting ${config.webConcurrency} workers on http://${config.host}:${config.port}/api/v1.0 ` +
-      `(up to ${config.databasePoolSize} database connections each)`,
-  );
+  superviseWorkers({
+    workers: config.webConcurrency,
+    shutdownGraceMs: SHUTDOWN_GRACE_MS,
+    onServing: () =>
+      logger.log(
+        `Serving on http://${config.host}:${config.port}/api/v1.0 (docs at /api/v1.0/docs) with ` +
+          `${config.webConcurrency} workers, up to ${config.databasePoolSize} database connections each`,
+      ),
+  });
 }
 
 /** One serving process: the only one, or a worker of the cluster (the primary migrated already). */

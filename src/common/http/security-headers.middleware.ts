@@ -38,6 +38,24 @@ const DOCS_CSP = {
 
 const ONE_YEAR_SECONDS = 31_536_000;
 
+type HeaderList = Array<[name: string, value: string]>;
+
+/**
+ * The headers a helmet middleware sets. They depend only on its options, so
+ * they are worked out once at boot and copied onto each response: one loop
+ * instead of a dozen middleware calls per request.
+ */
+function headersOf(middleware: ReturnType<typeof helmet>): HeaderList {
+  const headers: HeaderList = [];
+  const recorder = {
+    setHeader: (name: string, value: string | number | readonly string[]) =>
+      headers.push([name, String(value)]),
+    removeHeader: () => undefined,
+  };
+  middleware({} as Request, recorder as unknown as Response, () => undefined);
+  return headers;
+}
+
 /**
  * Helmet's headers on every response, problems and redirects included:
  * nosniff, frame denial (X-Frame-Options and CSP frame-ancestors),
@@ -46,17 +64,15 @@ const ONE_YEAR_SECONDS = 31_536_000;
  * set their own CSP afterwards (attachment downloads) keep theirs.
  */
 export function securityHeadersMiddleware(): RequestHandler {
-  const api = helmet({ ...COMMON, contentSecurityPolicy: API_CSP });
-  const docs = helmet({ ...COMMON, contentSecurityPolicy: DOCS_CSP });
-  const hsts = helmet.strictTransportSecurity({ maxAge: ONE_YEAR_SECONDS, includeSubDomains: true });
+  const api = headersOf(helmet({ ...COMMON, contentSecurityPolicy: API_CSP }));
+  const docs = headersOf(helmet({ ...COMMON, contentSecurityPolicy: DOCS_CSP }));
+  const hsts = headersOf(
+    helmet.strictTransportSecurity({ maxAge: ONE_YEAR_SECONDS, includeSubDomains: true }),
+  );
   return (req: Request, res: Response, next: NextFunction) => {
     const headers = req.path === DOCS_PATH || req.path.startsWith(`${DOCS_PATH}/`) ? docs : api;
-    headers(req, res, (error?: unknown) => {
-      if (error !== undefined || !req.secure) {
-        next(error);
-        return;
-      }
-      hsts(req, res, next);
-    });
+    for (const [name, value] of headers) res.setHeader(name, value);
+    if (req.secure) for (const [name, value] of hsts) res.setHeader(name, value);
+    next();
   };
 }

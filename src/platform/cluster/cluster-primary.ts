@@ -5,6 +5,8 @@ export interface ClusterOptions {
   workers: number;
   /** How long workers get to finish in-flight work after SIGTERM before they are killed. */
   shutdownGraceMs: number;
+  /** Called once, when every worker first listens. */
+  onServing: () => void;
 }
 
 // A worker that dies before it ever listened this many times in a row means the
@@ -16,8 +18,9 @@ const MAX_FAILED_BOOTS = 3;
  * the listening port), replaces one that dies, and on SIGTERM/SIGINT passes
  * the signal on and waits for every worker to finish gracefully.
  */
-export function superviseWorkers({ workers, shutdownGraceMs }: ClusterOptions): void {
-  const logger = new Logger('Cluster');
+export function superviseWorkers({ workers, shutdownGraceMs, onServing }: ClusterOptions): void {
+  const logger = new Logger('Verity');
+  let served = false;
   const listening = new Set<number>();
   let failedBoots = 0;
   let stopping = false;
@@ -27,7 +30,10 @@ export function superviseWorkers({ workers, shutdownGraceMs }: ClusterOptions): 
     worker.once('listening', () => {
       listening.add(worker.id);
       failedBoots = 0;
-      if (listening.size === workers) logger.log(`${workers} workers serving`);
+      if (listening.size === workers && !served) {
+        served = true;
+        onServing();
+      }
     });
   };
 

@@ -28,6 +28,13 @@ export class MetricsService {
     registers: [this.registry],
   });
 
+  // Bound series per method, status and route template (a bounded set): prom-client
+  // would otherwise hash the label object on every observation.
+  private readonly seriesByKey = new Map<
+    string,
+    { requests: { inc(): void }; duration: { observe(value: number): void } }
+  >();
+
   constructor() {
     collectDefaultMetrics({ register: this.registry });
     if (inClusterWorker()) {
@@ -44,9 +51,15 @@ export class MetricsService {
 
   /** Records one answered request; `route` is the template, never the raw path. */
   observe(method: string, route: string, status: number, seconds: number): void {
-    const labels = { method, route, status: String(status) };
-    this.httpRequests.inc(labels);
-    this.httpDuration.observe(labels, seconds);
+    const key = `${method} ${status} ${route}`;
+    let series = this.seriesByKey.get(key);
+    if (!series) {
+      const labels = { method, route, status: String(status) };
+      series = { requests: this.httpRequests.labels(labels), duration: this.httpDuration.labels(labels) };
+      this.seriesByKey.set(key, series);
+    }
+    series.requests.inc();
+    series.duration.observe(seconds);
   }
 }
 
