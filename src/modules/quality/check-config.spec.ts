@@ -28,7 +28,10 @@ describe('check configuration', () => {
   });
 
   it('names every invalid setting', () => {
-    expect(fields(checkConfigErrors('row_count', { table: 'a.b.c' }))).toEqual(['config.table', 'config.min']);
+    expect(fields(checkConfigErrors('row_count', { table: 'a.b.c' }))).toEqual([
+      'config.table',
+      'config.min',
+    ]);
     expect(fields(checkConfigErrors('row_count', { table: 't', min: 5, max: 2 }))).toEqual(['config.max']);
     expect(fields(checkConfigErrors('row_count', { table: 't', min: -1, approximate: 'yes' }))).toEqual([
       'config.min',

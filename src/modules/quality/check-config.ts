@@ -58,7 +58,10 @@ export function checkConfigErrors(type: CheckType, config: Record<string, unknow
   const table = (key = 'table') => {
     const value = config[key];
     if (typeof value !== 'string' || value.length > 300 || !parseTableReference(value)) {
-      fail(key, `${key} must be a table name: \`table\`, \`schema.table\` or with quoted parts, \`public."Odd Name"\`.`);
+      fail(
+        key,
+        `${key} must be a table name: \`table\`, \`schema.table\` or with quoted parts, \`public."Odd Name"\`.`,
+      );
     }
   };
   const column = () => {

@@ -101,7 +101,8 @@ async function rowCount(session: ReadOnlySession, input: EvaluationInput): Promi
          LEFT JOIN pg_stat_all_tables s ON s.relid = r.oid`,
       [name],
     );
-    if (!row?.found) throw new MissingSourceObject(`Table ${String(config.table)} does not exist or is not visible.`);
+    if (!row?.found)
+      throw new MissingSourceObject(`Table ${String(config.table)} does not exist or is not visible.`);
     if (row.reltuples !== null && row.reltuples >= 0) {
       count = Math.round(row.reltuples);
       how = 'estimated from the catalog (pg_class.reltuples)';

@@ -409,13 +409,17 @@ export class ChecksService implements OnModuleInit {
         }
         if (typeof config.column === 'string' && !findColumn(found, config.column)) {
           return [
-            { field: 'config.column', message: `Column ${config.column} was not found in table ${found.display}.` },
+            {
+              field: 'config.column',
+              message: `Column ${config.column} was not found in table ${found.display}.`,
+            },
           ];
         }
         return [];
       });
     } catch (error) {
-      if (error instanceof UserDatabaseError || (error instanceof DomainError && error.status === 404)) return [];
+      if (error instanceof UserDatabaseError || (error instanceof DomainError && error.status === 404))
+        return [];
       throw error;
     }
   }
