@@ -283,6 +283,7 @@ function compileFilters(
   const conditions: Condition[] = [];
   filters.forEach((f, i) => {
     const field = `query.filters[${i}]`;
+    const before = errors.length;
     const target = column(f.column, `${field}.column`);
     const valueError = (message: string) => errors.push({ field: `${field}.value`, message });
     const { op, value } = f;
@@ -297,7 +298,8 @@ function compileFilters(
     } else if (!isScalar(value)) {
       valueError(`${op} takes a string, a number or a boolean (use is_null for nulls).`);
     }
-    if (!target) return;
+    // Nothing is built from a filter that failed: the whole query is refused anyway.
+    if (!target || errors.length > before) return;
     const c = target.quoted;
     conditions.push((params) => {
       switch (op) {
