@@ -114,7 +114,7 @@ describe('visual query compiler', () => {
             { column: 'status', op: 'lt', value: ['a'] },
           ],
         }).map((e) => e.field),
-      ).toEqual([0, 1, 2, 3, 4, 5, 6, 7].map((i) => `query.filters[${i}].value`));
+      ).toEqual([0, 1, 2, 3, 4, 5, 6, 7].map((i) => `query.filters.${i}.value`));
       expect(
         rejected({ filters: [{ column: 'status', op: 'in', value: Array(1001).fill('a') }] }),
       ).toHaveLength(1);
@@ -182,20 +182,20 @@ describe('visual query compiler', () => {
 
     it('refuses shapes the decisions do not allow', () => {
       expect(rejected({ aggregations: [{ fn: 'count', column: 'id' }] })).toEqual([
-        expect.objectContaining({ field: 'query.aggregations[0].column' }),
+        expect.objectContaining({ field: 'query.aggregations.0.column' }),
       ]);
-      expect(rejected({ aggregations: [{ fn: 'sum' }] })[0].field).toBe('query.aggregations[0].column');
+      expect(rejected({ aggregations: [{ fn: 'sum' }] })[0].field).toBe('query.aggregations.0.column');
       expect(rejected({ aggregations: [{ fn: 'avg', column: 'status' }] })).toEqual([
-        { field: 'query.aggregations[0].fn', message: 'avg needs a numeric column; status is text.' },
+        { field: 'query.aggregations.0.fn', message: 'avg needs a numeric column; status is text.' },
       ]);
       expect(rejected({ aggregations: [{ fn: 'count' }, { fn: 'count' }] })[0].field).toBe(
         'query.aggregations',
       );
       expect(
         rejected({ group_by: ['status'], columns: ['id'], aggregations: [{ fn: 'count' }] })[0].field,
-      ).toBe('query.columns[0]');
+      ).toBe('query.columns.0');
       expect(rejected({ group_by: ['status'], order_by: [{ column: 'id' }] })[0].field).toBe(
-        'query.order_by[0].column',
+        'query.order_by.0.column',
       );
     });
   });
@@ -259,7 +259,7 @@ describe('visual query compiler', () => {
           pivot: { rows: ['Region'], column: 'status', value: 'total', aggregate: 'sum' },
           order_by: [{ column: 'id' }],
         })[0].field,
-      ).toBe('query.order_by[0].column');
+      ).toBe('query.order_by.0.column');
       expect(
         rejected({
           pivot: { rows: ['Region'], column: 'status', value: 'total', aggregate: 'sum' },
@@ -270,7 +270,7 @@ describe('visual query compiler', () => {
         rejected({ pivot: { rows: ['nope'], column: 'nope2', value: 'status', aggregate: 'avg' } }).map(
           (e) => e.field,
         ),
-      ).toEqual(['query.pivot.rows[0]', 'query.pivot.column', 'query.pivot.aggregate']);
+      ).toEqual(['query.pivot.rows.0', 'query.pivot.column', 'query.pivot.aggregate']);
     });
   });
 

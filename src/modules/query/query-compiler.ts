@@ -117,7 +117,7 @@ export function compileQuery(query: VisualQuery, table: SourceTable): CompiledPl
       });
     }
     const pivot = query.pivot;
-    const rows = pivot.rows.map((name, i) => column(name, `query.pivot.rows[${i}]`));
+    const rows = pivot.rows.map((name, i) => column(name, `query.pivot.rows.${i}`));
     const pivotColumn = column(pivot.column, 'query.pivot.column');
     const value = column(pivot.value, 'query.pivot.value');
     if (value) aggregateErrors(pivot.aggregate, value, 'query.pivot.aggregate', errors);
@@ -125,7 +125,7 @@ export function compileQuery(query: VisualQuery, table: SourceTable): CompiledPl
       const index = rows.findIndex((r) => r !== null && r === findColumn(table, o.column));
       if (index < 0) {
         errors.push({
-          field: `query.order_by[${i}].column`,
+          field: `query.order_by.${i}.column`,
           message: 'With a pivot, order_by names pivot.rows columns.',
         });
       }
@@ -169,12 +169,12 @@ export function compileQuery(query: VisualQuery, table: SourceTable): CompiledPl
   const params = new Params();
   const conditions = filters.map((f) => f(params));
   if (aggregations.length || groupBy.length) {
-    const keys = groupBy.map((name, i) => column(name, `query.group_by[${i}]`));
+    const keys = groupBy.map((name, i) => column(name, `query.group_by.${i}`));
     (query.columns ?? []).forEach((name, i) => {
       const found = findColumn(table, name);
       if (found && !keys.includes(found)) {
         errors.push({
-          field: `query.columns[${i}]`,
+          field: `query.columns.${i}`,
           message:
             'With group_by or aggregations, the columns answered are the group_by columns then the aggregations.',
         });
@@ -188,7 +188,7 @@ export function compileQuery(query: VisualQuery, table: SourceTable): CompiledPl
       selects.push(k.quoted);
     });
     aggregations.forEach((a, i) => {
-      const field = `query.aggregations[${i}]`;
+      const field = `query.aggregations.${i}`;
       if (a.fn === 'count') {
         if (a.column !== undefined) {
           errors.push({
@@ -227,7 +227,7 @@ export function compileQuery(query: VisualQuery, table: SourceTable): CompiledPl
       }
       if (index < 0) {
         errors.push({
-          field: `query.order_by[${i}].column`,
+          field: `query.order_by.${i}.column`,
           message: `${o.column} is not an answered column (a group_by column or an aggregation alias).`,
         });
       }
@@ -251,10 +251,10 @@ export function compileQuery(query: VisualQuery, table: SourceTable): CompiledPl
   }
 
   const selected = query.columns?.length
-    ? query.columns.map((name, i) => column(name, `query.columns[${i}]`))
+    ? query.columns.map((name, i) => column(name, `query.columns.${i}`))
     : table.columns;
   const order = (query.order_by ?? []).map((o, i) => {
-    const found = column(o.column, `query.order_by[${i}].column`);
+    const found = column(o.column, `query.order_by.${i}.column`);
     return found ? `${found.quoted} ${direction(o.direction)}` : '';
   });
   fail();
@@ -282,7 +282,7 @@ function compileFilters(
 ): Condition[] {
   const conditions: Condition[] = [];
   filters.forEach((f, i) => {
-    const field = `query.filters[${i}]`;
+    const field = `query.filters.${i}`;
     const before = errors.length;
     const target = column(f.column, `${field}.column`);
     const valueError = (message: string) => errors.push({ field: `${field}.value`, message });
