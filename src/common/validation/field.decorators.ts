@@ -225,12 +225,15 @@ export function NestedField(
   options: FieldOptions & { isArray?: boolean; maxItems?: number } = {},
 ) {
   const { maxItems } = options;
+  // @nestjs/swagger takes a thunk as a lazy type only when the function is named `type`
+  // (as its CLI plugin writes it); an anonymous arrow would document a `$ref` to nothing.
+  const lazy = { type: () => type() }.type;
   return applyDecorators(
     ...presence(options),
     ValidateNested({ each: options.isArray }),
     ...(maxItems !== undefined ? [ArrayMaxSize(maxItems)] : []),
     Type(type),
-    documented(options, { type, isArray: options.isArray, maxItems }),
+    documented(options, { type: lazy, isArray: options.isArray, maxItems }),
   );
 }
 
