@@ -189,6 +189,9 @@ export class QueryResultResponse {
   @ApiProperty({ description: 'More rows existed than were answered (the limit was reached).' })
   truncated: boolean;
 
-  @ApiProperty({ type: 'integer', description: 'Time spent on the source database, in milliseconds.' })
+  @ApiProperty({
+    type: 'integer',
+    description: 'Time spent with the source database (connecting included), in milliseconds.',
+  })
   elapsed_ms: number;
 }
