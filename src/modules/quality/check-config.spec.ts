@@ -17,6 +17,11 @@ describe('check configuration', () => {
       checkConfigErrors('freshness', { table: 'orders', column: 'updated_at', max_age_minutes: null }),
     ).toEqual([]);
     expect(checkConfigErrors('freshness', { table: 'orders', column: 'updated_at' })).toEqual([]);
+    // Names that need quoting are names like any other: the source's catalog decides whether they exist.
+    expect(
+      checkConfigErrors('null_rate', { table: 'public."Odd Name"', column: 'With Space', max_rate: 0 }),
+    ).toEqual([]);
+    expect(checkConfigErrors('row_count', { table: '"MixedCase"', min: 0 })).toEqual([]);
     expect(
       checkConfigErrors('schema', {
         table: 'orders',
