@@ -1,5 +1,6 @@
 import { FieldError, ValidationFailed } from '../../common/errors/domain-error';
 import { findColumn, SourceColumn, SourceTable } from '../connectors/source-catalog';
+import { USER_DB_LIMITS } from '../connectors/user-database';
 
 export const FILTER_OPS = [
   'eq',
@@ -22,7 +23,8 @@ export type AggregateFn = (typeof AGGREGATE_FNS)[number];
 export const SORT_DIRECTIONS = ['asc', 'desc'] as const;
 
 export const DEFAULT_LIMIT = 100;
-export const MAX_LIMIT = 1_000;
+/** The connectors' row cap: no query answers more. */
+export const MAX_LIMIT = USER_DB_LIMITS.rowCap;
 export const MAX_PIVOT_VALUES = 50;
 export const MAX_IN_VALUES = 1_000;
 
