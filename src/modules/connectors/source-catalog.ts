@@ -148,7 +148,18 @@ export class SourceCatalog {
   private async lookup(session: ReadOnlySession, raw: string): Promise<SourceTable | null> {
     const ref = parseTableReference(raw);
     if (!ref) return null;
-    const rows = await session.query<CatalogRow>(
+    // The exact spelling first (pg_class's name index); the case-insensitive scan only when that finds nothing.
+    return (
+      this.choose(ref, await this.candidates(session, ref, true)) ??
+      this.choose(ref, await this.candidates(session, ref, false))
+    );
+  }
+
+  private candidates(session: ReadOnlySession, ref: TableReference, exact: boolean): Promise<CatalogRow[]> {
+    const names = exact
+      ? 'c.relname = $1 AND ($2::text IS NULL OR n.nspname = $2)'
+      : 'lower(c.relname) = lower($1) AND ($2::text IS NULL OR lower(n.nspname) = lower($2))';
+    return session.query<CatalogRow>(
       `SELECT n.nspname AS schema, c.relname AS name, pg_table_is_visible(c.oid) AS visible,
               a.attname AS column, format_type(a.atttypid, a.atttypmod) AS type,
               NOT a.attnotnull AS nullable, t.typcategory AS category
@@ -158,12 +169,14 @@ export class SourceCatalog {
          LEFT JOIN pg_type t ON t.oid = a.atttypid
         WHERE c.relkind IN ('r', 'v', 'm', 'f', 'p')
           AND n.nspname NOT IN ('pg_catalog', 'information_schema') AND n.nspname NOT LIKE 'pg\\_%'
-          AND (c.relname = $1 OR lower(c.relname) = lower($1))
-          AND ($2::text IS NULL OR n.nspname = $2 OR lower(n.nspname) = lower($2))
+          AND ${names}
         ORDER BY n.nspname, c.relname, a.attnum
         LIMIT 20000`,
       [ref.table.text, ref.schema?.text ?? null],
     );
+  }
+
+  private choose(ref: TableReference, rows: CatalogRow[]): SourceTable | null {
     const tables = new Map<string, { schema: string; name: string; visible: boolean; rows: CatalogRow[] }>();
     for (const row of rows) {
       const id = `${row.schema}\u0000${row.name}`;

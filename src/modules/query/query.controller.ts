@@ -26,7 +26,8 @@ export class QueryController {
       'sorted by code point; at most 50 after the filters, else 422), each cell the aggregate of `pivot.value` over those ' +
       'rows, null where there are none; pivot rows are sorted by `pivot.rows` unless `order_by` says otherwise. Without ' +
       "`order_by`, other answers come in the source's order. Table and column names are resolved against the source's own " +
-      'catalog and quoted (a name it does not hold is a 422 naming the field); values are bound parameters. The query runs ' +
+      "catalog and quoted (a name it does not hold is a 422 naming the field); a table's description is cached for 30 s per " +
+      'connector, so a column added meanwhile may be unknown that long. Values are bound parameters. The query runs ' +
       'in a read-only transaction with a 10 s statement timeout. A value the column type cannot take is a 422; an ' +
       'unreachable source, a timeout or another failure of the source is a 502 with its reason. Edit access to the space ' +
       'that owns the connector: viewers 403, non-members 404 (superadmins may query any space); a connector of another ' +
