@@ -1,5 +1,9 @@
 # syntax=docker/dockerfile:1
-FROM node:20-bookworm-slim AS build
+# Node 24 is the current LTS (Node 20 reached end of life on 2026-04-30); the
+# code also runs on ^20.19 and ^22.13 (package.json "engines").
+ARG NODE_IMAGE=node:24-bookworm-slim
+
+FROM ${NODE_IMAGE} AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
@@ -7,7 +11,7 @@ COPY tsconfig.json tsconfig.build.json nest-cli.json ./
 COPY src ./src
 RUN npm run build && npm prune --omit=dev
 
-FROM node:20-bookworm-slim AS runtime
+FROM ${NODE_IMAGE} AS runtime
 ENV NODE_ENV=production PORT=8000 HOST=0.0.0.0 DATA_DIR=/app/data
 WORKDIR /app
 COPY --from=build --chown=node:node /app/node_modules ./node_modules

@@ -3,7 +3,7 @@ import tseslint from 'typescript-eslint';
 import prettier from 'eslint-config-prettier';
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'data/**', 'coverage/**', '**/*.cjs', '**/*.mjs'] },
+  { ignores: ['dist/**', 'node_modules/**', 'data/**', 'coverage/**', '**/*.cjs', '**/*.mjs', 'test/client/.work-*/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   prettier,

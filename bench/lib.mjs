@@ -37,9 +37,14 @@ export async function scratchDatabase(name) {
 }
 
 /** Starts a node script (by default the built server) and waits until `readyPath` answers 200. */
-export async function startProcess({ script = join(ROOT, 'dist', 'main.js'), env = {}, readyPath = '/api/v1.0/health' } = {}) {
+export async function startProcess({
+  script = join(ROOT, 'dist', 'main.js'),
+  env = {},
+  readyPath = '/api/v1.0/health',
+  nodeArgs = [],
+} = {}) {
   const port = await freePort();
-  const child = spawn(process.execPath, [script], {
+  const child = spawn(process.execPath, [...nodeArgs, script], {
     cwd: ROOT,
     env: {
       PATH: process.env.PATH,

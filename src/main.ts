@@ -1,18 +1,22 @@
 import 'reflect-metadata';
+import cluster from 'node:cluster';
 import { Logger } from '@nestjs/common';
 import type { Pool } from 'pg';
 import { DataSource } from 'typeorm';
 import { createApp } from './app.factory';
 import { AppConfig, ConfigError, loadConfig } from './config/app.config';
+import { AppLogger } from './platform/logging/app-logger';
 import { DataDirectoryLockedError, EmbeddedPostgres } from './database/embedded-postgres';
+import { migrateDatabase } from './database/migrate';
+import { serveRateLimitCounters } from './modules/rate-limits/cluster-rate-limit.store';
+import { superviseWorkers } from './platform/cluster/cluster-primary';
+import { serveClusterMetrics } from './platform/metrics/metrics.service';
 
 const SHUTDOWN_GRACE_MS = 10_000;
 
-async function bootstrap(): Promise<void> {
-  const logger = new Logger('Verity');
-  let config: AppConfig;
+function configOrExit(): AppConfig {
   try {
-    config = loadConfig();
+    return loadConfig();
   } catch (error) {
     if (error instanceof ConfigError) {
       console.error(`Configuration error: ${error.message}`);
@@ -20,7 +24,28 @@ async function bootstrap(): Promise<void> {
     }
     throw error;
   }
+}
 
+/** WEB_CONCURRENCY > 1: migrate once, then let the workers serve. */
+async function runPrimary(config: AppConfig): Promise<void> {
+  const logger = new Logger('Verity');
+  const applied = await migrateDatabase(config.databaseUrl!, { embedded: false });
+  if (applied) logger.log(`Applied ${applied} migrations`);
+  if (!config.redisUrl && config.rateLimitEnabled) {
+    logger.log('Rate-limit counters are kept by the cluster primary and shared by its workers');
+  }
+  serveRateLimitCounters();
+  serveClusterMetrics();
+  superviseWorkers({ workers: config.webConcurrency, shutdownGraceMs: SHUTDOWN_GRACE_MS });
+  logger.log(
+    `Starting ${config.webConcurrency} workers on http://${config.host}:${config.port}/api/v1.0 ` +
+      `(up to ${config.databasePoolSize} database connections each)`,
+  );
+}
+
+/** One serving process: the only one, or a worker of the cluster (the primary migrated already). */
+async function runServer(config: AppConfig): Promise<void> {
+  const logger = new Logger('Verity');
   let embedded: EmbeddedPostgres | null = null;
   if (!config.databaseUrl) {
     try {
@@ -34,15 +59,22 @@ async function bootstrap(): Promise<void> {
     }
   }
   const url = config.databaseUrl ?? embedded!.url;
-  const app = await createApp({ config, database: { url, poolSize: config.databasePoolSize } });
+  if (cluster.isPrimary) await migrateDatabase(url, { embedded: !!embedded });
+  const app = await createApp({
+    config,
+    database: { url, poolSize: config.databasePoolSize },
+    migrationsRun: false,
+  });
   await app.listen(config.port, config.host);
-  logger.log(`Serving on http://${config.host}:${config.port}/api/v1.0 (docs at /api/v1.0/docs)`);
+  if (cluster.isPrimary) {
+    logger.log(`Serving on http://${config.host}:${config.port}/api/v1.0 (docs at /api/v1.0/docs)`);
+  }
 
   let stopping = false;
-  const shutdown = async (signal: string) => {
+  const shutdown = async (reason: string) => {
     if (stopping) return;
     stopping = true;
-    logger.log(`${signal} received: finishing in-flight requests`);
+    logger.log(`${reason}: finishing in-flight requests`);
     const server = app.getHttpServer();
     const force = setTimeout(() => server.closeAllConnections(), SHUTDOWN_GRACE_MS);
     force.unref();
@@ -59,11 +91,21 @@ async function bootstrap(): Promise<void> {
     }
     await app.close();
     await embedded?.stop();
-    logger.log('Stopped');
+    if (cluster.isPrimary) logger.log('Stopped');
     process.exit(0);
   };
-  process.on('SIGTERM', () => void shutdown('SIGTERM'));
-  process.on('SIGINT', () => void shutdown('SIGINT'));
+  process.on('SIGTERM', () => void shutdown('SIGTERM received'));
+  process.on('SIGINT', () => void shutdown('SIGINT received'));
+  // A worker whose primary is gone (killed) has nobody to replace or stop it.
+  if (cluster.isWorker) process.on('disconnect', () => void shutdown('Cluster primary gone'));
 }
 
-void bootstrap();
+async function main(): Promise<void> {
+  const config = configOrExit();
+  // Lines written before an app exists (the cluster primary, the embedded database's start) use the same logger.
+  Logger.overrideLogger(new AppLogger(config));
+  if (cluster.isPrimary && config.webConcurrency > 1) await runPrimary(config);
+  else await runServer(config);
+}
+
+void main();

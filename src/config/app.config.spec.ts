@@ -50,6 +50,26 @@ describe('loadConfig', () => {
       { ATTACHMENT_LINK_TTL_SECONDS: '0' },
       /ATTACHMENT_LINK_TTL_SECONDS must be a whole number from 1 to 604800/,
     ],
+    [
+      { LOG_LEVEL: 'loud' },
+      /LOG_LEVEL must be one of trace, debug, info, warn, error, fatal, silent, log, verbose/,
+    ],
+    [{ LOG_FORMAT: 'xml' }, /LOG_FORMAT must be one of json, pretty/],
+    [{ ACCESS_LOG: 'often' }, /ACCESS_LOG must be true or false/],
+    [{ CORS_ORIGINS: '*' }, /CORS_ORIGINS must be a comma-separated list of exact origins/],
+    [
+      { CORS_ORIGINS: 'https://app.example.com/' },
+      /CORS_ORIGINS must be .* got "https:\/\/app.example.com\/"/,
+    ],
+    [
+      { CORS_ORIGINS: 'https://ok.example.com,app.example.com' },
+      /CORS_ORIGINS must be .* got "app.example.com"/,
+    ],
+    [{ CORS_ORIGINS: 'https://app.example.com/spa' }, /CORS_ORIGINS must be/],
+    [{ TRUST_PROXY: 'true' }, /TRUST_PROXY must be false, a hop count, or a comma-separated list/],
+    [{ TRUST_PROXY: '10.0.0.0/8, not-an-address' }, /TRUST_PROXY must be .* got "not-an-address"/],
+    [{ TRUST_PROXY: '10.0.0.0/33' }, /TRUST_PROXY must be/],
+    [{ TRUST_PROXY: '99' }, /TRUST_PROXY must be a hop count from 0 to 32/],
   ])('rejects %o with a sentence naming the variable', (env, message) => {
     expect(() => loadConfig({ ...base, ...env })).toThrow(ConfigError);
     expect(() => loadConfig({ ...base, ...env })).toThrow(message);
@@ -80,6 +100,38 @@ describe('loadConfig', () => {
       credentials: { accessKeyId: 'key', secretAccessKey: 'secret' },
       forcePathStyle: true,
     });
+  });
+
+  it('reads the logging settings, json by default in production or off a terminal', () => {
+    expect(loadConfig(base, true)).toEqual(
+      expect.objectContaining({ logLevel: 'info', logFormat: 'pretty', accessLog: true }),
+    );
+    expect(loadConfig(base, false).logFormat).toBe('json');
+    expect(loadConfig({ ...base, NODE_ENV: 'production' }, true).logFormat).toBe('json');
+    expect(loadConfig({ ...base, LOG_FORMAT: 'pretty' }, false).logFormat).toBe('pretty');
+    expect(loadConfig({ ...base, LOG_LEVEL: 'verbose', ACCESS_LOG: 'false' })).toEqual(
+      expect.objectContaining({ logLevel: 'verbose', accessLog: false }),
+    );
+  });
+
+  it('reads CORS origins as exact origins, and none by default', () => {
+    expect(loadConfig(base).corsOrigins).toEqual([]);
+    expect(
+      loadConfig({
+        ...base,
+        CORS_ORIGINS: 'https://App.Example.com, http://localhost:5173,https://x.test:443',
+      }).corsOrigins,
+    ).toEqual(['https://app.example.com', 'http://localhost:5173', 'https://x.test']);
+  });
+
+  it('reads TRUST_PROXY as off, a hop count or a list of addresses and CIDRs', () => {
+    expect(loadConfig(base).trustProxy).toBe(false);
+    expect(loadConfig({ ...base, TRUST_PROXY: 'false' }).trustProxy).toBe(false);
+    expect(loadConfig({ ...base, TRUST_PROXY: '0' }).trustProxy).toBe(false);
+    expect(loadConfig({ ...base, TRUST_PROXY: '2' }).trustProxy).toBe(2);
+    expect(
+      loadConfig({ ...base, TRUST_PROXY: '10.0.0.0/8, 192.168.1.7,loopback, fd00::/8' }).trustProxy,
+    ).toEqual(['10.0.0.0/8', '192.168.1.7', 'loopback', 'fd00::/8']);
   });
 
   it('uses a pool for a real database', () => {

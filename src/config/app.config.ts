@@ -1,12 +1,30 @@
 import { randomBytes } from 'node:crypto';
+import { availableParallelism } from 'node:os';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
+import ipaddr from 'ipaddr.js';
 
 export const RATE_LIMIT_TIERS = ['standard', 'premium', 'internal'] as const;
 export type RateLimitTier = (typeof RATE_LIMIT_TIERS)[number];
 
-export const LOG_LEVELS = ['error', 'warn', 'log', 'debug', 'verbose'] as const;
+/** Operators' names (pino's) and Nest's own (`log` = info, `verbose` = trace). */
+export const LOG_LEVELS = [
+  'trace',
+  'debug',
+  'info',
+  'warn',
+  'error',
+  'fatal',
+  'silent',
+  'log',
+  'verbose',
+] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
+export const LOG_FORMATS = ['json', 'pretty'] as const;
+export type LogFormat = (typeof LOG_FORMATS)[number];
+
+/** Express's `trust proxy`: off, the number of proxy hops in front, or the proxies' addresses and CIDRs. */
+export type TrustProxy = false | number | string[];
 
 /** Everything the service reads from its environment, typed and validated once at boot. */
 export interface AppConfig {
@@ -16,6 +34,12 @@ export interface AppConfig {
   databaseUrl: string | null;
   /** Connections in the pool; always 1 on the embedded database. */
   databasePoolSize: number;
+  /**
+   * Worker processes sharing the port (WEB_CONCURRENCY): by default one per
+   * available core on PostgreSQL, and always 1 on the embedded database,
+   * which serves a single process.
+   */
+  webConcurrency: number;
   dataDir: string;
   redisUrl: string | null;
   /** Prepended to every Redis key, so that deployments (or test runs) can share one Redis. */
@@ -42,6 +66,13 @@ export interface AppConfig {
   /** Lifetime of a signed attachment download link (ATTACHMENT_LINK_TTL_SECONDS, default 15 minutes). */
   attachmentLinkTtlSeconds: number;
   logLevel: LogLevel;
+  /** json: one object per line (the default in production and when stdout is not a terminal); pretty: for people. */
+  logFormat: LogFormat;
+  /** One info line per request (ACCESS_LOG, default true). */
+  accessLog: boolean;
+  /** Exact origins allowed to call the API from a browser (CORS_ORIGINS); empty: no cross-origin access. */
+  corsOrigins: string[];
+  trustProxy: TrustProxy;
   allowPrivateNetworkTargets: boolean;
 }
 
@@ -175,7 +206,86 @@ function s3Config(env: Env, backend: 'local' | 's3'): S3Config | null {
   };
 }
 
-export function loadConfig(env: Env = process.env): AppConfig {
+const MAX_WORKERS = 64;
+
+function webConcurrency(env: Env, databaseUrl: string | null): number {
+  const workers = integer(env, 'WEB_CONCURRENCY', databaseUrl ? availableParallelism() : 1, 1, MAX_WORKERS);
+  if (!databaseUrl && workers > 1) {
+    throw new ConfigError(
+      `WEB_CONCURRENCY must be 1 on the embedded database, which serves one process, got "${workers}"; set DATABASE_URL to run several workers.`,
+    );
+  }
+  return Math.min(workers, MAX_WORKERS);
+}
+
+function corsOrigins(env: Env): string[] {
+  const raw = read(env, 'CORS_ORIGINS');
+  if (raw === undefined) return [];
+  return raw
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== '')
+    .map((entry) => {
+      let parsed: URL | null = null;
+      try {
+        parsed = new URL(entry);
+      } catch {
+        // reported below
+      }
+      if (
+        !parsed ||
+        !['http:', 'https:'].includes(parsed.protocol) ||
+        parsed.pathname !== '/' ||
+        parsed.search ||
+        parsed.hash ||
+        parsed.username ||
+        /\/$/.test(entry)
+      ) {
+        throw new ConfigError(
+          `CORS_ORIGINS must be a comma-separated list of exact origins such as https://app.example.com (scheme, host and optional port, no path or wildcard), got "${entry}".`,
+        );
+      }
+      return parsed.origin;
+    });
+}
+
+// Express's (proxy-addr's) names for address ranges.
+const PROXY_RANGE_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
+function proxyAddress(entry: string): boolean {
+  if (PROXY_RANGE_NAMES.has(entry)) return true;
+  const [address, bits, ...rest] = entry.split('/');
+  if (rest.length > 0 || !ipaddr.isValid(address)) return false;
+  if (bits === undefined) return true;
+  const max = ipaddr.parse(address).kind() === 'ipv4' ? 32 : 128;
+  return /^\d{1,3}$/.test(bits) && Number(bits) <= max;
+}
+
+function trustProxy(env: Env): TrustProxy {
+  const raw = read(env, 'TRUST_PROXY');
+  if (raw === undefined || ['false', '0', 'no'].includes(raw.toLowerCase())) return false;
+  if (/^\d+$/.test(raw)) {
+    if (Number(raw) > 32)
+      throw new ConfigError(`TRUST_PROXY must be a hop count from 0 to 32, got "${raw}".`);
+    return Number(raw);
+  }
+  const entries = raw.split(',').map((entry) => entry.trim());
+  const bad = entries.find((entry) => !proxyAddress(entry));
+  if (bad !== undefined) {
+    throw new ConfigError(
+      `TRUST_PROXY must be false, a hop count, or a comma-separated list of proxy addresses or CIDRs (or loopback, linklocal, uniquelocal), got "${bad}".`,
+    );
+  }
+  return entries;
+}
+
+/** json in production and wherever stdout is not a terminal (a container, a pipe, a log shipper). */
+function logFormat(env: Env, stdoutIsTty: boolean): LogFormat {
+  const fallback = env.NODE_ENV === 'production' || !stdoutIsTty ? 'json' : 'pretty';
+  return oneOf(env, 'LOG_FORMAT', LOG_FORMATS, fallback);
+}
+
+export function loadConfig(env: Env = process.env, stdoutIsTty = process.stdout.isTTY === true): AppConfig {
   const dataDirRaw = read(env, 'DATA_DIR') ?? './data';
   const dataDir = isAbsolute(dataDirRaw) ? dataDirRaw : resolve(process.cwd(), dataDirRaw);
   const databaseUrl = url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']);
@@ -190,6 +300,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     host: read(env, 'HOST') ?? '0.0.0.0',
     databaseUrl,
     databasePoolSize: databaseUrl ? integer(env, 'DATABASE_POOL_SIZE', 10, 1, 200) : 1,
+    webConcurrency: webConcurrency(env, databaseUrl),
     dataDir,
     redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
     redisKeyPrefix: redisKeyPrefix(env),
@@ -210,7 +321,11 @@ export function loadConfig(env: Env = process.env): AppConfig {
     s3: s3Config(env, storageBackend),
     // Seven days is the longest an S3 presigned URL may live.
     attachmentLinkTtlSeconds: integer(env, 'ATTACHMENT_LINK_TTL_SECONDS', 900, 1, 604_800),
-    logLevel: oneOf(env, 'LOG_LEVEL', LOG_LEVELS, 'log'),
+    logLevel: oneOf(env, 'LOG_LEVEL', LOG_LEVELS, 'info'),
+    logFormat: logFormat(env, stdoutIsTty),
+    accessLog: boolean(env, 'ACCESS_LOG', true),
+    corsOrigins: corsOrigins(env),
+    trustProxy: trustProxy(env),
     allowPrivateNetworkTargets: boolean(env, 'ALLOW_PRIVATE_NETWORK_TARGETS', false),
   };
 }

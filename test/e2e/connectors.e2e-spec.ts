@@ -65,7 +65,7 @@ describe('connectors and source systems', () => {
       expect(JSON.stringify(res.body)).not.toContain(SECRET);
       expect(JSON.stringify(res.body)).not.toContain('connection_string"');
     }
-    expect(reads[0].body.map((c: { id: string }) => c.id)).toContain(created.id);
+    expect(reads[0].body.items.map((c: { id: string }) => c.id)).toContain(created.id);
     const [row] = await dbQuery<{ config_sealed: string }>(
       `SELECT config_sealed FROM connectors WHERE id = $1`,
       [created.id],
@@ -211,8 +211,9 @@ describe('connectors and source systems', () => {
     const b = await createConnector({ source_system_id: created.body.id, name: 'Second' }, s);
     expect(a.source_system_id).toBe(created.body.id);
     const list = await t.http.get(systems(s)).set(bearer(viewer));
+    expect(list.body.total).toBe(2);
     expect(
-      list.body.map((x: { name: string; connector_count: number }) => [x.name, x.connector_count]),
+      list.body.items.map((x: { name: string; connector_count: number }) => [x.name, x.connector_count]),
     ).toEqual([
       ['Analytics', 0],
       ['Billing ERP', 2],
@@ -228,8 +229,39 @@ describe('connectors and source systems', () => {
       expect(connector.body.source_system_id).toBeNull();
     }
     expect(
-      (await t.http.get(systems(s)).set(bearer(viewer))).body.map((x: { name: string }) => x.name),
+      (await t.http.get(systems(s)).set(bearer(viewer))).body.items.map((x: { name: string }) => x.name),
     ).toEqual(['Analytics']);
     expectProblem(await t.http.delete(`${systems(s)}/${created.body.id}`).set(bearer(editor)), 404);
+  });
+
+  it('pages both lists as {items, total} with skip and limit', async () => {
+    const s = await createSpace(t.http, admin);
+    await addMember(t.http, admin, s, editor, 'editor');
+    await addMember(t.http, admin, s, viewer, 'viewer');
+    const made: string[] = [];
+    for (const name of ['One', 'Two', 'Three']) made.push((await createConnector({ name }, s)).id);
+    for (const name of ['Alpha', 'Beta', 'Gamma']) {
+      await t.http.post(systems(s)).set(bearer(editor)).send({ name, system_type: 'erp' }).expect(201);
+    }
+
+    const first = await t.http.get(connectors(s)).query({ limit: 2 }).set(bearer(viewer));
+    expect(first.status).toBe(200);
+    expect(first.body.total).toBe(3);
+    expect(first.body.items.map((c: { id: string }) => c.id)).toEqual(made.slice(0, 2));
+    const rest = await t.http.get(connectors(s)).query({ skip: 2, limit: 2 }).set(bearer(viewer));
+    expect(rest.body).toEqual({ items: [expect.objectContaining({ id: made[2] })], total: 3 });
+
+    const page = await t.http.get(systems(s)).query({ skip: 1, limit: 1 }).set(bearer(viewer));
+    expect(page.status).toBe(200);
+    expect(page.body.total).toBe(3);
+    expect(page.body.items.map((x: { name: string }) => x.name)).toEqual(['Beta']);
+    const beyond = await t.http.get(systems(s)).query({ skip: 10 }).set(bearer(viewer));
+    expect(beyond.body).toEqual({ items: [], total: 3 });
+
+    for (const url of [connectors(s), systems(s)]) {
+      const res = await t.http.get(url).query({ limit: 201 }).set(bearer(viewer));
+      expectProblem(res, 422);
+      expect(invalidFields(res)).toEqual(['limit']);
+    }
   });
 });

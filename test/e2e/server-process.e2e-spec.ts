@@ -1,59 +1,8 @@
-import { ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { databaseUrl, dropDatabase, withServer } from '../support/database';
-
-// The built server as an operator runs it (`npm start` runs dist/main.js).
-const ROOT = join(__dirname, '..', '..');
-const MAIN = join(ROOT, 'dist', 'main.js');
-
-interface Running {
-  child: ChildProcess;
-  output: () => string;
-  exited: Promise<number | null>;
-  base: string;
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-async function run(env: Record<string, string>): Promise<Running> {
-  const port = await freePort();
-  const child = spawn(process.execPath, [MAIN], {
-    cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'log', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stdout!.on('data', (chunk) => (output += chunk));
-  child.stderr!.on('data', (chunk) => (output += chunk));
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  return { child, output: () => output, exited, base: `http://127.0.0.1:${port}/api/v1.0` };
-}
-
-async function waitUntilHealthy(server: Running, timeoutMs = 60_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (server.child.exitCode !== null) throw new Error(`server exited early:\n${server.output()}`);
-    try {
-      const res = await fetch(`${server.base}/health`);
-      if (res.ok) return;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error(`server not healthy in time:\n${server.output()}`);
-}
+import { buildIfNeeded, runServer as run, waitUntilHealthy } from '../support/server-process';
 
 async function signIn(base: string, email: string): Promise<void> {
   const token = await fetch(`${base}/auth/token`, {
@@ -82,14 +31,7 @@ async function roundTrip(base: string): Promise<string> {
 }
 
 describe('the server process', () => {
-  beforeAll(() => {
-    // `npm start` builds when needed; do the same so the suite runs from a fresh clone.
-    const build = spawnSync(process.execPath, [join(ROOT, 'scripts', 'build-if-needed.cjs')], {
-      cwd: ROOT,
-      encoding: 'utf8',
-    });
-    if (build.status !== 0) throw new Error(`build failed:\n${build.stdout}${build.stderr}`);
-  }, 180_000);
+  beforeAll(buildIfNeeded, 180_000);
 
   it('serves on the embedded database with nothing else configured, keeps data across restarts, and locks its data directory', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'verity-process-'));
@@ -153,5 +95,11 @@ describe('the server process', () => {
     });
     expect(await server.exited).toBe(1);
     expect(server.output()).toContain('RATE_LIMIT_ANON_TIER must be one of standard, premium, internal');
+  }, 30_000);
+
+  it('refuses several workers on the embedded database, which serves one process', async () => {
+    const server = await run({ DATA_DIR: mkdtempSync(join(tmpdir(), 'verity-bad-')), WEB_CONCURRENCY: '2' });
+    expect(await server.exited).toBe(1);
+    expect(server.output()).toContain('WEB_CONCURRENCY must be 1 on the embedded database');
   }, 30_000);
 });

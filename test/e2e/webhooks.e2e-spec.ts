@@ -96,10 +96,22 @@ describe('webhooks', () => {
     expect(row.secret_sealed).not.toContain(created.secret.slice(6));
   });
 
-  it('keeps a supplied secret when it is well-formed', async () => {
+  it('signs with a supplied secret but never returns it', async () => {
     const secret = `whsec_${Buffer.alloc(24, 9).toString('base64')}`;
-    const created = await createHook({ secret });
-    expect(created.secret).toBe(secret);
+    const ownSpace = await createSpace(t.http, admin);
+    const created = await createHook({ secret }, ownSpace);
+    expect(created).not.toHaveProperty('secret');
+    expect(created).toEqual(expect.objectContaining({ secret_set: true }));
+
+    await createProduct(t.http, admin, ownSpace, { name: `Signed ${Date.now()}` });
+    await settle();
+    const [request] = await receiver.waitForCount(1);
+    const verified = new StandardWebhook(secret).verify(request.body, {
+      'webhook-id': String(request.headers['webhook-id']),
+      'webhook-timestamp': String(request.headers['webhook-timestamp']),
+      'webhook-signature': String(request.headers['webhook-signature']),
+    }) as { type: string };
+    expect(verified.type).toBe('product.created');
   });
 
   it('rejects bad input with 422 naming the fields', async () => {

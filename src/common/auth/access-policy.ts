@@ -5,7 +5,7 @@
 export const ACCESS_POLICY = 'verity:access-policy';
 
 export type AccessPolicy =
-  | { kind: 'public' }
+  | { kind: 'public'; ignoresCaller?: boolean }
   | { kind: 'authenticated' }
   | { kind: 'superadmin' }
   | { kind: 'space'; role: 'admin' | 'editor' | 'viewer' };

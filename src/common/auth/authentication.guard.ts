@@ -1,19 +1,31 @@
 import { ExecutionContext, Injectable } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
 import { AuthGuard } from '@nestjs/passport';
 import type { Request } from 'express';
+import { ACCESS_POLICY, AccessPolicy } from './access-policy';
 import type { Actor } from './actor';
 import { AUTH_STRATEGIES } from './auth-strategies';
 
 /**
  * First global guard: recognises a bearer credential (JWT or API key) and
  * puts the caller on the request. It never rejects; RequireAuthGuard does,
- * after rate limiting has counted the request.
+ * after rate limiting has counted the request. On a `@SpaceRole` route the
+ * credential's query also fetches the `{slug}` space and the caller's role,
+ * so SpaceRoleGuard needs no query of its own.
  */
 @Injectable()
 export class AuthenticationGuard extends AuthGuard(AUTH_STRATEGIES) {
+  constructor(private readonly reflector: Reflector) {
+    super();
+  }
+
   override async canActivate(context: ExecutionContext): Promise<boolean> {
     const request = context.switchToHttp().getRequest<Request>();
     if (!request.headers.authorization) return true;
+    const policy = this.reflector.get<AccessPolicy | undefined>(ACCESS_POLICY, context.getHandler());
+    // Routes that never look at the caller (health, metrics) skip the credential's lookup.
+    if (policy?.kind === 'public' && policy.ignoresCaller) return true;
+    if (policy?.kind === 'space') request.spaceKeyToPrefetch = String(request.params.slug ?? '');
     try {
       await super.canActivate(context);
     } catch {

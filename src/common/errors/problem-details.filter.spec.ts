@@ -104,7 +104,7 @@ describe('ProblemDetailsFilter', () => {
     expect(out.body.request_id).toBe('req-42');
     expect(JSON.stringify(out.body)).not.toContain('hunter2');
     expect(logged).toHaveBeenCalledWith(
-      expect.stringContaining('[request req-42]'),
+      expect.objectContaining({ msg: expect.stringContaining('[request req-42]'), request_id: 'req-42' }),
       expect.stringContaining('hunter2'),
     );
     logged.mockRestore();

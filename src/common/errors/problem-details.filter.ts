@@ -136,7 +136,11 @@ export class ProblemDetailsFilter implements ExceptionFilter {
       return { body: this.fromHttpException(exception, instance), headers: {} };
     }
     this.logger.error(
-      `Unhandled error on ${request.method} ${instance} [request ${request.id ?? '-'}]`,
+      {
+        msg: `Unhandled error on ${request.method} ${instance} [request ${request.id ?? '-'}]`,
+        request_id: request.id,
+        user_id: request.actor?.userId,
+      },
       exception instanceof Error ? exception.stack : String(exception),
     );
     return {

@@ -1,5 +1,5 @@
 import type { Actor } from '../auth/actor';
-import type { SpaceAccess } from '../permissions/space-access.port';
+import type { PrefetchedSpace, SpaceAccess } from '../permissions/space-access.port';
 
 declare global {
   namespace Express {
@@ -10,6 +10,10 @@ declare global {
       actor?: Actor;
       /** The `{slug}` space and the caller's role, set by SpaceRoleGuard. */
       spaceAccess?: SpaceAccess;
+      /** On a `@SpaceRole` route: the `{slug}` the authentication query should fetch along. */
+      spaceKeyToPrefetch?: string;
+      /** What the authentication query fetched of that space, for SpaceRoleGuard. */
+      prefetchedSpace?: PrefetchedSpace;
     }
   }
 }

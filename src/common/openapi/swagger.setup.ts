@@ -25,6 +25,52 @@ const RATE_LIMITED = {
 
 const METHODS = ['get', 'put', 'post', 'patch', 'delete', 'head', 'options'] as const;
 
+/** Every route refuses unstorable text in its query or body (storable-input middleware), so each may answer 422. */
+const UNSTORABLE_INPUT = {
+  description:
+    'The request fails validation: on every route, a query parameter or body field holding a NUL character or an unpaired UTF-16 surrogate is refused.',
+  content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/ValidationProblem' } } },
+};
+
+type SchemaNode = { [key: string]: unknown };
+
+const isNode = (value: unknown): value is SchemaNode => typeof value === 'object' && value !== null;
+
+/**
+ * Tidies what the swagger generator emits for a referenced enum: an `allOf`
+ * holding only a `$ref` becomes the `$ref` itself, and a nullable one gets
+ * the `type` OpenAPI 3.0 requires beside `nullable` (taken from the target).
+ */
+function tidySchemas(document: OpenAPIObject): void {
+  const schemas = (document.components?.schemas ?? {}) as Record<string, SchemaNode>;
+  const targetOf = (node: SchemaNode): SchemaNode | undefined => {
+    const ref = node.$ref;
+    return typeof ref === 'string' ? schemas[ref.replace('#/components/schemas/', '')] : undefined;
+  };
+  const pending: unknown[] = [document];
+  while (pending.length) {
+    const node = pending.pop();
+    if (Array.isArray(node)) {
+      pending.push(...node);
+      continue;
+    }
+    if (!isNode(node)) continue;
+    for (const [key, child] of Object.entries(node)) {
+      if (isNode(child) && Array.isArray(child.allOf) && child.allOf.length === 1 && isNode(child.allOf[0])) {
+        const [only] = child.allOf;
+        if (Object.keys(child).length === 1) {
+          node[key] = only;
+          continue;
+        }
+        if (child.nullable === true && child.type === undefined && targetOf(only)?.type) {
+          child.type = targetOf(only)?.type;
+        }
+      }
+      pending.push(child);
+    }
+  }
+}
+
 /**
  * Builds the OpenAPI document from the controllers and DTO decorators. Public
  * routes get an empty security list; every other route the bearer scheme
@@ -35,9 +81,19 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
     .setTitle('Verity API')
     .setDescription(
       'Verity, an open data-governance platform: catalog, quality, incidents, policies, risks, notifications, webhooks and AI administration. ' +
-        'Errors are RFC 9457 problem details (`application/problem+json`); invalid input answers 422 with `errors[]`.',
+        'Errors are RFC 9457 problem details (`application/problem+json`); invalid input answers 422 with `errors[]`. ' +
+        "Browser apps on other origins are served when their origin is listed in the server's `CORS_ORIGINS` (credentials allowed, for the refresh cookie); " +
+        'they may send `Authorization`, `Content-Type`, `Idempotency-Key` and `X-Request-Id`, and can read `X-Request-Id`, `X-RateLimit-Limit`, `X-RateLimit-Remaining`, `X-RateLimit-Reset`, ' +
+        '`RateLimit`, `RateLimit-Policy`, `Retry-After`, `Location`, `Deprecation`, `Link`, `Content-Disposition` and `WWW-Authenticate`. ' +
+        'Ids are UUIDs as PostgreSQL reads them (8-4-4-4-12 hex digits, any case, any version or variant). ' +
+        'On every route, text that cannot be stored (a NUL character or an unpaired UTF-16 surrogate) is refused before the route runs: ' +
+        '422 naming the query parameter or body field, 404 in a path segment, 400 for a path that is not valid percent-encoded UTF-8; ' +
+        'other control characters are left to each field (slugs, emails and ids refuse them, free text keeps tabs and newlines).',
     )
     .setVersion('1.0')
+    .setLicense('Apache-2.0', 'https://www.apache.org/licenses/LICENSE-2.0')
+    // Relative: the paths carry the /api/v1.0 prefix and the document is served by the API itself.
+    .addServer('/', 'This server')
     .addBearerAuth(
       {
         type: 'http',
@@ -59,9 +115,12 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
     for (const method of METHODS) {
       const operation = (path as Record<string, Operation | undefined>)[method];
       if (!operation) continue;
+      operation.responses ??= {};
+      if (!Object.keys(operation.responses).some((status) => status.startsWith('4'))) {
+        operation.responses['422'] = UNSTORABLE_INPUT;
+      }
       const limits = operation['x-rate-limit'];
       if (!limits?.exempt && limits?.counted !== false) {
-        operation.responses ??= {};
         operation.responses['429'] ??= RATE_LIMITED;
       }
       if (operation['x-public']) {
@@ -69,13 +128,13 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
         continue;
       }
       operation.security = [{ bearer: [] }, { oauth2: [] }];
-      operation.responses ??= {};
       operation.responses['401'] ??= {
         description: 'Missing, malformed, expired or revoked credential.',
         content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/ProblemDetails' } } },
       };
     }
   }
+  tidySchemas(document);
   return document;
 }
 
@@ -87,6 +146,7 @@ export function setupSwagger(app: INestApplication): void {
     jsonDocumentUrl: 'openapi.json',
     yamlDocumentUrl: 'openapi.yaml',
     customSiteTitle: 'Verity API',
-    swaggerOptions: { persistAuthorization: true },
+    // No validator badge: it would load an image from validator.swagger.io (the page uses local assets only).
+    swaggerOptions: { persistAuthorization: true, validatorUrl: null },
   });
 }

@@ -29,6 +29,21 @@ export interface SpaceAccess {
   effectiveRole: SpaceRoleName;
 }
 
+/** The `{slug}` space and the caller's membership, as an authentication query fetched them; null: no such space. */
+export interface PrefetchedSpace {
+  /** The `{slug}` path value the row was fetched for. */
+  key: string;
+  row: SpaceAccessRow | null;
+}
+
+export interface SpaceAccessRow {
+  id: string;
+  slug: string;
+  name: string;
+  features: Record<string, boolean> | null;
+  role: SpaceRoleName | null;
+}
+
 /**
  * The permission check every space-scoped module uses. Declared here,
  * implemented and provided by the (global) spaces module, so that modules
@@ -45,6 +60,22 @@ export abstract class SpaceAccessPort {
     minRole: SpaceRoleName,
     em?: EntityManager,
   ): Promise<SpaceAccess>;
+
+  /**
+   * A scalar subquery answering the space `spaceIdOrSlug` (bound as
+   * `param`) with the membership of the user in `userColumn`, as JSON (a
+   * SpaceAccessRow): the authentication query embeds it, so that a `{slug}`
+   * route checks the session and the space role in one round trip.
+   */
+  abstract prefetchSql(spaceIdOrSlug: string, param: string, userColumn: string): string;
+
+  /** `requireRole` on a row fetched by `prefetchSql` (null: no such space), without a query. */
+  abstract decide(
+    actor: Actor,
+    spaceIdOrSlug: string,
+    row: SpaceAccessRow | null,
+    minRole: SpaceRoleName,
+  ): SpaceAccess;
 
   /**
    * Throws 403 naming the feature when a space has it switched off.

@@ -15,7 +15,8 @@ import { ApiProblems } from '../openapi/api-problems.decorator';
 import { SpaceAccessPort, SpaceRoleName } from './space-access.port';
 
 /**
- * Resolves `:slug` for a `@SpaceRole` route: one indexed query joining the
+ * Resolves `:slug` for a `@SpaceRole` route: from what the authentication
+ * query fetched along, else one indexed query joining the
  * space and the caller's membership. Non-member 404, role too low 403. The
  * result goes on the request for `@CurrentSpace()`.
  */
@@ -32,7 +33,11 @@ export class SpaceRoleGuard implements CanActivate {
     const request = context.switchToHttp().getRequest<Request>();
     if (!request.actor) throw new Unauthorized();
     const slug = String(request.params.slug ?? '');
-    request.spaceAccess = await this.access.requireRole(request.actor, slug, policy.role);
+    const prefetched = request.prefetchedSpace;
+    request.spaceAccess =
+      prefetched?.key === slug
+        ? this.access.decide(request.actor, slug, prefetched.row, policy.role)
+        : await this.access.requireRole(request.actor, slug, policy.role);
     return true;
   }
 }

@@ -14,7 +14,6 @@ import {
   IsNumber,
   IsObject,
   IsString,
-  IsUUID,
   Matches,
   Max,
   MaxLength,
@@ -43,6 +42,17 @@ export interface FieldOptions {
 const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?$/i;
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
 export const HEX_COLOR = /^#[0-9A-Fa-f]{6}$/;
+
+/**
+ * A UUID as PostgreSQL reads one: 8-4-4-4-12 hex digits in any case, with no
+ * check of the RFC version or variant nibbles, so rows whose ids came from
+ * another system (nil, max, version 0, ...) stay reachable.
+ */
+export const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export function isUuid(value: unknown): value is string {
+  return typeof value === 'string' && UUID_PATTERN.test(value);
+}
 
 function presence(options: FieldOptions): PropertyDecorator[] {
   const { optional = false, nullable = false } = options;
@@ -102,7 +112,7 @@ export function EmailField(options: FieldOptions = {}) {
 export function UuidField(options: FieldOptions = {}) {
   return applyDecorators(
     ...presence(options),
-    IsUUID('all', { message: '$property must be a UUID' }),
+    Matches(UUID_PATTERN, { message: '$property must be a UUID' }),
     documented(options, { type: String, format: 'uuid' }),
   );
 }
@@ -111,7 +121,7 @@ export function UuidArrayField(options: FieldOptions & { maxItems?: number } = {
   const { maxItems = 100 } = options;
   return applyDecorators(
     ...presence(options),
-    IsUUID('all', { each: true, message: 'each value of $property must be a UUID' }),
+    Matches(UUID_PATTERN, { each: true, message: 'each value of $property must be a UUID' }),
     ArrayMaxSize(maxItems),
     documented(options, { type: String, format: 'uuid', isArray: true, maxItems }),
   );
@@ -225,15 +235,14 @@ export function NestedField(
   options: FieldOptions & { isArray?: boolean; maxItems?: number } = {},
 ) {
   const { maxItems } = options;
-  // @nestjs/swagger takes a thunk as a lazy type only when the function is named `type`
-  // (as its CLI plugin writes it); an anonymous arrow would document a `$ref` to nothing.
-  const lazy = { type: () => type() }.type;
   return applyDecorators(
     ...presence(options),
     ValidateNested({ each: options.isArray }),
     ...(maxItems !== undefined ? [ArrayMaxSize(maxItems)] : []),
     Type(type),
-    documented(options, { type: lazy, isArray: options.isArray, maxItems }),
+    // Swagger reads a thunk as a lazy type only when the function is named `type`,
+    // as a property of an object literal names it; a bare thunk became an empty $ref.
+    documented(options, { type: () => type(), isArray: options.isArray, maxItems }),
   );
 }
 

@@ -213,7 +213,8 @@ export class AuthController {
     res.cookie(REFRESH_COOKIE, tokens.refresh_token, {
       httpOnly: true,
       sameSite: 'strict',
-      secure: this.config.publicBaseUrl.startsWith('https:'),
+      // HTTPS as configured, or as the request came (through a trusted proxy: TRUST_PROXY).
+      secure: this.config.publicBaseUrl.startsWith('https:') || res.req.secure,
       path: REFRESH_COOKIE_PATH,
       maxAge: REFRESH_TOKEN_SECONDS * 1000,
     });

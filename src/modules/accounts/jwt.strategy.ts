@@ -1,6 +1,7 @@
 import { createSecretKey } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { PassportStrategy } from '@nestjs/passport';
+import type { Request } from 'express';
 import { ExtractJwt, Strategy } from 'passport-jwt';
 import type { Actor } from '../../common/auth/actor';
 import { API_KEY_PREFIX } from '../../common/auth/auth-strategies';
@@ -32,12 +33,16 @@ export class JwtStrategy extends PassportStrategy(Strategy, 'jwt') {
       secretOrKey: createSecretKey(Buffer.from(config.jwtSecret)) as unknown as Buffer,
       algorithms: ['HS256'],
       ignoreExpiration: false,
+      passReqToCallback: true,
     });
   }
 
-  async validate(claims: AccessClaims): Promise<Actor | false> {
+  async validate(request: Request, claims: AccessClaims): Promise<Actor | false> {
     if (claims.typ !== 'access' || !UUID.test(String(claims.sid)) || !UUID.test(String(claims.sub)))
       return false;
-    return (await this.sessions.resolveActor(claims)) ?? false;
+    const resolved = await this.sessions.resolveActor(claims, request.spaceKeyToPrefetch);
+    if (!resolved) return false;
+    request.prefetchedSpace = resolved.space;
+    return resolved.actor;
   }
 }

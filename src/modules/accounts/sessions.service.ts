@@ -4,6 +4,8 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import type { Actor } from '../../common/auth/actor';
 import type { ClientInfo } from '../../common/auth/current-actor.decorator';
+import { PrefetchedSpace, SpaceAccessPort, SpaceAccessRow } from '../../common/permissions/space-access.port';
+import { preparedQuery } from '../../database/prepared-query';
 import { randomToken, tokenHash } from '../../platform/crypto/tokens';
 import { RefreshToken } from './entities/refresh-token.entity';
 import { Session } from './entities/session.entity';
@@ -32,7 +34,18 @@ interface ActorRow {
   email: string;
   is_superadmin: boolean;
   impersonator_id: string | null;
+  space?: SpaceAccessRow | null;
 }
+
+/** The caller behind a live session, and the `{slug}` space when one was asked for. */
+export interface ResolvedSession {
+  actor: Actor;
+  space?: PrefetchedSpace;
+}
+
+const SESSION_SQL = `SELECT u.email, u.is_superadmin, s.impersonator_id%SPACE%
+   FROM sessions s JOIN users u ON u.id = s.user_id
+  WHERE s.id = $1 AND s.user_id = $2 AND s.revoked_at IS NULL AND s.expires_at > now() AND u.is_active`;
 
 const inSeconds = (seconds: number) => new Date(Date.now() + seconds * 1000);
 
@@ -42,23 +55,26 @@ export class SessionsService {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly jwt: JwtService,
+    private readonly spaces: SpaceAccessPort,
   ) {}
 
   /**
    * The hot path of every authenticated request: one primary-key lookup
    * that checks the session is live and its user active.
    */
-  async resolveActor(claims: AccessClaims): Promise<Actor | null> {
-    const rows = (await this.dataSource.query(
-      `SELECT u.email, u.is_superadmin, s.impersonator_id
-         FROM sessions s JOIN users u ON u.id = s.user_id
-        WHERE s.id = $1 AND s.user_id = $2 AND s.revoked_at IS NULL AND s.expires_at > now() AND u.is_active`,
-      [claims.sid, claims.sub],
-    )) as ActorRow[];
-    const row = rows[0];
+  async resolveActor(claims: AccessClaims, spaceKey?: string): Promise<ResolvedSession | null> {
+    let text = SESSION_SQL.replace('%SPACE%', '');
+    const values: unknown[] = [claims.sid, claims.sub];
+    if (spaceKey !== undefined) {
+      // A `{slug}` route: the space and the caller's role come along in the same round trip.
+      const spaceSql = this.spaces.prefetchSql(spaceKey, '$3', 's.user_id');
+      text = SESSION_SQL.replace('%SPACE%', `, ${spaceSql} AS space`);
+      values.push(spaceKey);
+    }
+    const [row] = await preparedQuery<ActorRow>(this.dataSource, text, values);
     if (!row) return null;
     if ((row.impersonator_id ?? undefined) !== claims.act?.sub) return null;
-    return {
+    const actor: Actor = {
       userId: claims.sub,
       email: row.email,
       // An impersonation token never carries superadmin power.
@@ -68,6 +84,7 @@ export class SessionsService {
       apiKeyTier: null,
       impersonatorId: row.impersonator_id,
     };
+    return spaceKey === undefined ? { actor } : { actor, space: { key: spaceKey, row: row.space ?? null } };
   }
 
   /** A new sign-in: a session, its first refresh token and an access token. */

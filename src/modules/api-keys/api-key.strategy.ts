@@ -19,6 +19,9 @@ export class ApiKeyStrategy extends PassportStrategy(Strategy, 'api-key') {
   async validate(request: Request): Promise<Actor | false> {
     const secret = API_KEY.exec(request.headers.authorization ?? '')?.[1];
     if (!secret) return false;
-    return (await this.apiKeys.resolveActor(secret)) ?? false;
+    const resolved = await this.apiKeys.resolveActor(secret, request.spaceKeyToPrefetch);
+    if (!resolved) return false;
+    request.prefetchedSpace = resolved.space;
+    return resolved.actor;
   }
 }

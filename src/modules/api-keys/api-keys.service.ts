@@ -2,6 +2,8 @@ import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
 import { DataSource, EntityManager, Repository } from 'typeorm';
 import type { Actor } from '../../common/auth/actor';
+import { PrefetchedSpace, SpaceAccessPort, SpaceAccessRow } from '../../common/permissions/space-access.port';
+import { preparedQuery } from '../../database/prepared-query';
 import { API_KEY_PREFIX } from '../../common/auth/auth-strategies';
 import { Forbidden, NotFound, ValidationFailed } from '../../common/errors/domain-error';
 import type { Page } from '../../common/http/page.dto';
@@ -26,7 +28,19 @@ interface KeyActorRow {
   last_used_at: Date | null;
   email: string;
   is_superadmin: boolean;
+  space?: SpaceAccessRow | null;
 }
+
+/** The key's creator, and the `{slug}` space when one was asked for. */
+export interface ResolvedApiKey {
+  actor: Actor;
+  space?: PrefetchedSpace;
+}
+
+const KEY_SQL = `SELECT k.id, k.user_id, k.rate_limit_tier, k.last_used_at, u.email, u.is_superadmin%SPACE%
+   FROM api_keys k JOIN users u ON u.id = k.user_id
+  WHERE k.key_hash = $1 AND k.revoked_at IS NULL AND (k.expires_at IS NULL OR k.expires_at > now())
+    AND u.is_active`;
 
 /** Only a superadmin may give a key more than the standard tier (decisions section 4). */
 function requireTierAllowed(actor: Actor, tier: RateLimitTier, current: RateLimitTier | null): void {
@@ -47,6 +61,7 @@ export class ApiKeysService {
     private readonly tx: TransactionRunner,
     private readonly audit: AuditService,
     private readonly outbox: OutboxService,
+    private readonly spaces: SpaceAccessPort,
   ) {}
 
   async list(actor: Actor, query: ListApiKeysQuery): Promise<Page<ApiKeyResponse>> {
@@ -166,20 +181,20 @@ export class ApiKeysService {
    * key's hash (a unique index) joined with its user, which must be
    * active. `last_used_at` is written at most once a minute per key.
    */
-  async resolveActor(secret: string): Promise<Actor | null> {
-    const rows = (await this.dataSource.query(
-      `SELECT k.id, k.user_id, k.rate_limit_tier, k.last_used_at, u.email, u.is_superadmin
-         FROM api_keys k JOIN users u ON u.id = k.user_id
-        WHERE k.key_hash = $1 AND k.revoked_at IS NULL AND (k.expires_at IS NULL OR k.expires_at > now())
-          AND u.is_active`,
-      [tokenHash(secret)],
-    )) as KeyActorRow[];
-    const row = rows[0];
+  async resolveActor(secret: string, spaceKey?: string): Promise<ResolvedApiKey | null> {
+    let text = KEY_SQL.replace('%SPACE%', '');
+    const values: unknown[] = [tokenHash(secret)];
+    if (spaceKey !== undefined) {
+      // A `{slug}` route: the space and the creator's role come along in the same round trip.
+      text = KEY_SQL.replace('%SPACE%', `, ${this.spaces.prefetchSql(spaceKey, '$2', 'k.user_id')} AS space`);
+      values.push(spaceKey);
+    }
+    const [row] = await preparedQuery<KeyActorRow>(this.dataSource, text, values);
     if (!row) return null;
     if (!row.last_used_at || Date.now() - row.last_used_at.getTime() >= LAST_USED_RESOLUTION_SECONDS * 1000) {
       await this.touch(row.id);
     }
-    return {
+    const actor: Actor = {
       userId: row.user_id,
       email: row.email,
       isSuperadmin: row.is_superadmin,
@@ -188,6 +203,7 @@ export class ApiKeysService {
       apiKeyTier: row.rate_limit_tier,
       impersonatorId: null,
     };
+    return spaceKey === undefined ? { actor } : { actor, space: { key: spaceKey, row: row.space ?? null } };
   }
 
   // The condition makes concurrent requests of one key write once; a failure must not fail the request.

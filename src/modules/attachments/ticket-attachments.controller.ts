@@ -3,6 +3,7 @@ import {
   ApiBody,
   ApiConsumes,
   ApiCreatedResponse,
+  ApiNoContentResponse,
   ApiOkResponse,
   ApiOperation,
   ApiTags,
@@ -13,12 +14,7 @@ import { Authenticated } from '../../common/auth/authenticated.decorator';
 import { CurrentActor } from '../../common/auth/current-actor.decorator';
 import { ApiProblems } from '../../common/openapi/api-problems.decorator';
 import { TicketParams } from '../tickets/dto/ticket.dto';
-import {
-  AttachmentDeletedResponse,
-  AttachmentParams,
-  TICKET_UPLOAD_BODY,
-  TicketAttachmentResponse,
-} from './dto/attachment.dto';
+import { AttachmentParams, TICKET_UPLOAD_BODY, TicketAttachmentResponse } from './dto/attachment.dto';
 import { FILE_CONTENT, fileResponse } from './file-response';
 import { MultipartUpload, UploadedForm } from './multipart-upload';
 import { KINDS_AND_CHECKS } from './product-attachments.controller';
@@ -72,20 +68,17 @@ export class TicketAttachmentsController {
 
   @Delete('attachments/:attachment_id')
   @Authenticated()
-  @HttpCode(200)
+  @HttpCode(204)
   @ApiOperation({
     operationId: 'deleteTicketAttachment',
     summary: "Delete a ticket attachment (its uploader or the ticket's owner)",
     description:
-      "The ticket's owner is its reporter; a superadmin may too. Other members get 403, non-members 404. Answers `{message}`, " +
-      'like product attachments. The stored object is deleted right after the row, with a background retry should the storage fail.',
+      "The ticket's owner is its reporter; a superadmin may too. Other members get 403, non-members 404. Answers `204` with no body " +
+      '(the specification gives this row none, unlike the product attachment delete). The stored object is deleted right after the row, with a background retry should the storage fail.',
   })
-  @ApiOkResponse({ type: AttachmentDeletedResponse })
+  @ApiNoContentResponse({ description: 'Deleted.' })
   @ApiProblems(403, 404, 422)
-  delete(
-    @CurrentActor() actor: Actor,
-    @Param() params: AttachmentParams,
-  ): Promise<AttachmentDeletedResponse> {
-    return this.attachments.delete(actor, params.attachment_id);
+  async delete(@CurrentActor() actor: Actor, @Param() params: AttachmentParams): Promise<void> {
+    await this.attachments.delete(actor, params.attachment_id);
   }
 }

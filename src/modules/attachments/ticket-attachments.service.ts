@@ -1,14 +1,14 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { isUUID } from 'class-validator';
 import { DataSource, EntityManager } from 'typeorm';
 import type { Actor } from '../../common/auth/actor';
 import { DomainError, Forbidden, NotFound, ValidationFailed } from '../../common/errors/domain-error';
+import { isUuid } from '../../common/validation/field.decorators';
 import { TransactionRunner } from '../../database/transaction-runner';
 import { TicketsService } from '../tickets/tickets.service';
 import { AttachmentStore, FileDownload } from './attachment-store.service';
 import { toTicketAttachmentResponse } from './attachments.mapper';
-import { AttachmentDeletedResponse, TicketAttachmentResponse } from './dto/attachment.dto';
+import { TicketAttachmentResponse } from './dto/attachment.dto';
 import { Attachment } from './entities/attachment.entity';
 import { MultipartUpload } from './multipart-upload';
 
@@ -36,7 +36,7 @@ export class TicketAttachmentsService {
     const file = await this.store.receive(upload, storageKey, TICKET_FORM_FIELDS);
     try {
       const commentId = file.fields.comment_id?.trim() || null;
-      if (commentId !== null && !isUUID(commentId)) {
+      if (commentId !== null && !isUuid(commentId)) {
         throw ValidationFailed.field('comment_id', 'comment_id must be a UUID');
       }
       return await this.tx.run(async (em) => {
@@ -78,8 +78,8 @@ export class TicketAttachmentsService {
     return this.store.open(attachment.attachment);
   }
 
-  delete(actor: Actor, attachmentId: string): Promise<AttachmentDeletedResponse> {
-    return this.store.deleteAuthorized(actor.userId, async (em) => {
+  async delete(actor: Actor, attachmentId: string): Promise<void> {
+    await this.store.deleteAuthorized(actor.userId, async (em) => {
       const { attachment, reporterId } = await this.findReadable(actor, em, attachmentId, true);
       if (attachment.uploadedBy !== actor.userId && reporterId !== actor.userId && !actor.isSuperadmin) {
         throw new Forbidden(

@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import {
   ApiCreatedResponse,
   ApiNoContentResponse,
@@ -9,6 +9,7 @@ import {
 import type { Actor } from '../../common/auth/actor';
 import { CurrentActor } from '../../common/auth/current-actor.decorator';
 import { EndpointRateLimit } from '../../common/http/rate-limit.decorators';
+import { Page, PageOf, PageQuery } from '../../common/http/page.dto';
 import { SlugParams } from '../../common/http/slug-params.dto';
 import { ApiProblems } from '../../common/openapi/api-problems.decorator';
 import { CurrentSpace } from '../../common/permissions/current-space.decorator';
@@ -62,9 +63,13 @@ export class ConnectorsController {
     summary: 'List the connectors of a space',
     description: 'Oldest first.',
   })
-  @ApiOkResponse({ type: ConnectorResponse, isArray: true })
-  list(@CurrentSpace() access: SpaceAccess, @Param() _params: SlugParams): Promise<ConnectorResponse[]> {
-    return this.connectors.list(access);
+  @ApiOkResponse({ type: PageOf(ConnectorResponse) })
+  list(
+    @CurrentSpace() access: SpaceAccess,
+    @Param() _params: SlugParams,
+    @Query() page: PageQuery,
+  ): Promise<Page<ConnectorResponse>> {
+    return this.connectors.list(access, page);
   }
 
   @Get(':connector_id')

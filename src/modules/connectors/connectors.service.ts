@@ -3,6 +3,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import type { Actor } from '../../common/auth/actor';
+import type { Page, PageQuery } from '../../common/http/page.dto';
 import { NotFound, ValidationFailed } from '../../common/errors/domain-error';
 import type { SpaceAccess } from '../../common/permissions/space-access.port';
 import { APP_CONFIG, AppConfig } from '../../config/app.config';
@@ -97,11 +98,14 @@ export class ConnectorsService {
     });
   }
 
-  async list(access: SpaceAccess): Promise<ConnectorResponse[]> {
-    const connectors = await this.dataSource
-      .getRepository(Connector)
-      .find({ where: { spaceId: access.space.id }, order: { createdAt: 'ASC', id: 'ASC' } });
-    return connectors.map(toConnectorResponse);
+  async list(access: SpaceAccess, page: PageQuery): Promise<Page<ConnectorResponse>> {
+    const [connectors, total] = await this.dataSource.getRepository(Connector).findAndCount({
+      where: { spaceId: access.space.id },
+      order: { createdAt: 'ASC', id: 'ASC' },
+      skip: page.skip,
+      take: page.limit,
+    });
+    return { items: connectors.map(toConnectorResponse), total };
   }
 
   async get(access: SpaceAccess, connectorId: string): Promise<ConnectorResponse> {

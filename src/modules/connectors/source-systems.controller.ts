@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import {
   ApiCreatedResponse,
   ApiNoContentResponse,
@@ -8,6 +8,7 @@ import {
 } from '@nestjs/swagger';
 import type { Actor } from '../../common/auth/actor';
 import { CurrentActor } from '../../common/auth/current-actor.decorator';
+import { Page, PageOf, PageQuery } from '../../common/http/page.dto';
 import { SlugParams } from '../../common/http/slug-params.dto';
 import { ApiProblems } from '../../common/openapi/api-problems.decorator';
 import { CurrentSpace } from '../../common/permissions/current-space.decorator';
@@ -47,9 +48,13 @@ export class SourceSystemsController {
     summary: 'List the source systems of a space',
     description: 'By name, with how many connectors each has.',
   })
-  @ApiOkResponse({ type: SourceSystemResponse, isArray: true })
-  list(@CurrentSpace() access: SpaceAccess, @Param() _params: SlugParams): Promise<SourceSystemResponse[]> {
-    return this.systems.list(access);
+  @ApiOkResponse({ type: PageOf(SourceSystemResponse) })
+  list(
+    @CurrentSpace() access: SpaceAccess,
+    @Param() _params: SlugParams,
+    @Query() page: PageQuery,
+  ): Promise<Page<SourceSystemResponse>> {
+    return this.systems.list(access, page);
   }
 
   @Delete(':id')

@@ -3,6 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import type { Actor } from '../../common/auth/actor';
 import { Conflict, NotFound } from '../../common/errors/domain-error';
+import type { Page, PageQuery } from '../../common/http/page.dto';
 import type { SpaceAccess } from '../../common/permissions/space-access.port';
 import { TransactionRunner } from '../../database/transaction-runner';
 import { CreateSourceSystemDto, SourceSystemResponse } from './dto/connector.dto';
@@ -56,21 +57,23 @@ export class SourceSystemsService {
     });
   }
 
-  async list(access: SpaceAccess): Promise<SourceSystemResponse[]> {
-    const systems = await this.dataSource
+  async list(access: SpaceAccess, page: PageQuery): Promise<Page<SourceSystemResponse>> {
+    const [systems, total] = await this.dataSource
       .getRepository(SourceSystem)
       .createQueryBuilder('s')
       .where('s.spaceId = :spaceId', { spaceId: access.space.id })
       .orderBy('lower(s.name)')
       .addOrderBy('s.id')
-      .getMany();
-    if (!systems.length) return [];
+      .skip(page.skip)
+      .take(page.limit)
+      .getManyAndCount();
+    if (!systems.length) return { items: [], total };
     const counts = (await this.dataSource.query(
       `SELECT source_system_id AS id, count(*)::int AS n FROM connectors WHERE source_system_id = ANY($1::uuid[]) GROUP BY 1`,
       [systems.map((s) => s.id)],
     )) as { id: string; n: number }[];
     const byId = new Map(counts.map((c) => [c.id, c.n]));
-    return systems.map((s) => toResponse(s, byId.get(s.id) ?? 0));
+    return { items: systems.map((s) => toResponse(s, byId.get(s.id) ?? 0)), total };
   }
 
   /** Unlinks the system's connectors, then deletes it, in one transaction. Answers how many were unlinked. */

@@ -1,6 +1,8 @@
 import { Inject, Logger, Module, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '../../config/app.config';
+import { inClusterWorker } from '../../platform/cluster/ipc';
 import { Clock } from '../../platform/clock/clock';
+import { ClusterRateLimitStore } from './cluster-rate-limit.store';
 import { RateLimitMonitor } from './rate-limit.monitor';
 import { MemoryRateLimitStore, RateLimitStore } from './rate-limit.store';
 import { createRedisClient, RedisRateLimitStore } from './redis-rate-limit.store';
@@ -8,13 +10,17 @@ import { createRedisClient, RedisRateLimitStore } from './redis-rate-limit.store
 export const RATE_LIMIT_STORE = Symbol('RATE_LIMIT_STORE');
 
 function createStore(config: AppConfig, monitor: RateLimitMonitor): RateLimitStore {
-  if (!config.redisUrl) return new MemoryRateLimitStore();
+  if (!config.redisUrl) return inClusterWorker() ? new ClusterRateLimitStore() : new MemoryRateLimitStore();
   const redis = createRedisClient(config.redisUrl);
   redis.on('error', (error: unknown) => monitor.connectionFailed(error));
   return new RedisRateLimitStore(redis, config.redisKeyPrefix);
 }
 
-/** The counter store (Redis when REDIS_URL is set, else memory), the clock and the limiter's metrics. */
+/**
+ * The counter store (Redis when REDIS_URL is set; else memory, held by the
+ * cluster primary when there are several workers), the clock and the
+ * limiter's metrics.
+ */
 @Module({
   providers: [
     Clock,

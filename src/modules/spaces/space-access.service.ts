@@ -6,20 +6,13 @@ import {
   roleAtLeast,
   SpaceAccess,
   SpaceAccessPort,
+  SpaceAccessRow,
   SpaceRef,
   SpaceRoleName,
 } from '../../common/permissions/space-access.port';
 import { isUuid } from './slug';
 import { featuresWithDefaults } from './space-features';
 import { FeatureDisabled, SpaceNotFound, SpaceRoleTooLow } from './spaces.errors';
-
-interface AccessRow {
-  id: string;
-  slug: string;
-  name: string;
-  features: Record<string, boolean>;
-  role: SpaceRoleName | null;
-}
 
 const ROLE_LABEL: Record<SpaceRoleName, string> = {
   admin: 'Space Admin',
@@ -47,14 +40,29 @@ export class SpaceAccessService extends SpaceAccessPort {
          LEFT JOIN space_memberships m ON m.space_id = s.id AND m.user_id = $2
         WHERE ${column} = $1`,
       [spaceIdOrSlug, actor.userId],
-    )) as AccessRow[];
-    const row = rows[0];
+    )) as SpaceAccessRow[];
+    return this.decide(actor, spaceIdOrSlug, rows[0] ?? null, minRole);
+  }
+
+  prefetchSql(spaceIdOrSlug: string, param: string, userColumn: string): string {
+    const column = isUuid(spaceIdOrSlug) ? 'sp.id' : 'sp.slug';
+    return `(SELECT json_build_object('id', sp.id, 'slug', sp.slug, 'name', sp.name, 'features', sp.features, 'role', sm.role)
+               FROM spaces sp LEFT JOIN space_memberships sm ON sm.space_id = sp.id AND sm.user_id = ${userColumn}
+              WHERE ${column} = ${param})`;
+  }
+
+  decide(
+    actor: Actor,
+    spaceIdOrSlug: string,
+    row: SpaceAccessRow | null,
+    minRole: SpaceRoleName,
+  ): SpaceAccess {
     if (!row || (!row.role && !actor.isSuperadmin)) throw new SpaceNotFound(spaceIdOrSlug);
     const space: SpaceRef = {
       id: row.id,
       slug: row.slug,
       name: row.name,
-      features: featuresWithDefaults(row.features),
+      features: featuresWithDefaults(row.features ?? {}),
     };
     if (actor.isSuperadmin) return { space, role: row.role, effectiveRole: 'admin' };
     if (!roleAtLeast(row.role, minRole)) throw new SpaceRoleTooLow(ROLE_LABEL[minRole]);

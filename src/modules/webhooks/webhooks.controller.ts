@@ -80,7 +80,7 @@ export class WebhooksController {
   @ApiOperation({
     operationId: 'createWebhook',
     summary: 'Subscribe an HTTPS endpoint to events',
-    description: `${ADMIN_ONLY} The URL must be HTTPS and must not resolve to a private, loopback or link-local address (422). Deliveries are signed per Standard Webhooks (\`webhook-id\`, \`webhook-timestamp\`, \`webhook-signature\`) with a body \`{type, timestamp, data}\`. Without \`secret\` one is generated; it is returned only in this response.`,
+    description: `${ADMIN_ONLY} The URL must be HTTPS and must not resolve to a private, loopback or link-local address (422). Deliveries are signed per Standard Webhooks (\`webhook-id\`, \`webhook-timestamp\`, \`webhook-signature\`) with a body \`{type, timestamp, data}\`. Without \`secret\` one is generated and returned only in this response; a supplied \`secret\` is never returned.`,
   })
   @ApiCreatedResponse({ type: CreatedWebhookResponse })
   @ApiProblems(422)

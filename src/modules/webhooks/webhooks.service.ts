@@ -79,6 +79,7 @@ export class WebhooksService {
 
   async create(actor: Actor, space: SpaceRef, dto: CreateWebhookDto): Promise<CreatedWebhookResponse> {
     await this.validate(dto);
+    const generated = dto.secret === undefined;
     const secret = dto.secret ?? generateSecret();
     const id = randomUUID();
     const webhook = await this.tx.run(async (em) => {
@@ -104,7 +105,8 @@ export class WebhooksService {
       });
       return saved;
     });
-    return { ...toWebhookResponse(webhook), secret };
+    // Only a secret the server made is shown, once: the caller already holds its own (decisions 6 and 8).
+    return generated ? { ...toWebhookResponse(webhook), secret } : toWebhookResponse(webhook);
   }
 
   async update(actor: Actor, space: SpaceRef, id: string, dto: UpdateWebhookDto): Promise<WebhookResponse> {

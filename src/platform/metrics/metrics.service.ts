@@ -1,7 +1,14 @@
 import { Injectable } from '@nestjs/common';
-import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
+import { AggregatorRegistry, collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
+import { answerWorkers, askPrimary, inClusterWorker } from '../cluster/ipc';
 
-/** The Prometheus registry of this process: HTTP metrics plus Node's process metrics. */
+const CLUSTER_METRICS = 'metrics';
+
+/**
+ * The Prometheus registry of this process: HTTP metrics plus Node's process
+ * metrics. In a cluster, a scrape answered by any worker shows the sum over
+ * all workers, gathered by the primary.
+ */
 @Injectable()
 export class MetricsService {
   readonly registry = new Registry();
@@ -23,6 +30,16 @@ export class MetricsService {
 
   constructor() {
     collectDefaultMetrics({ register: this.registry });
+    if (inClusterWorker()) {
+      // Lets the primary's aggregator collect this registry.
+      AggregatorRegistry.setRegistries([this.registry]);
+      new AggregatorRegistry();
+    }
+  }
+
+  /** The exposition text: this process's, or in a cluster every worker's, summed by the primary. */
+  text(): Promise<string> {
+    return inClusterWorker() ? askPrimary<string>(CLUSTER_METRICS, null) : this.registry.metrics();
   }
 
   /** Records one answered request; `route` is the template, never the raw path. */
@@ -31,4 +48,10 @@ export class MetricsService {
     this.httpRequests.inc(labels);
     this.httpDuration.observe(labels, seconds);
   }
+}
+
+/** In the cluster primary: answers workers' scrapes with the metrics of all workers. */
+export function serveClusterMetrics(): void {
+  const aggregator = new AggregatorRegistry();
+  answerWorkers(CLUSTER_METRICS, () => aggregator.clusterMetrics());
 }

@@ -84,8 +84,12 @@ export class WebhookResponse {
 }
 
 export class CreatedWebhookResponse extends WebhookResponse {
-  @ApiProperty({ description: 'The signing secret, shown only in this response.' })
-  secret: string;
+  @ApiProperty({
+    required: false,
+    description:
+      'The generated signing secret, shown only in this response. Absent when the request supplied its own `secret`: a supplied secret is never returned.',
+  })
+  secret?: string;
 }
 
 export class EventTypeItem {

@@ -1,0 +1,163 @@
+import { execFile } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import ts from 'typescript';
+import { startApp, TestApp } from '../support/app';
+
+const run = promisify(execFile);
+const ROOT = join(__dirname, '..', '..');
+const CLIENT_DIR = join(ROOT, 'test', 'client');
+// Neither tool may phone home from a test: no telemetry, no update check.
+const TOOL_ENV = { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' };
+
+interface LintReport {
+  totals: { errors: number; warnings: number; ignored: number };
+  problems: { ruleId: string; severity: string; message: string; location: { pointer: string }[] }[];
+}
+
+/** What test/client/flows.ts returns, as far as this test reads it. */
+type MainFlows = (
+  baseUrl: string,
+  unique: string,
+) => Promise<{
+  registered: { id: string; email: string };
+  login: { token_type: string; refresh_token: string };
+  refreshed: { refresh_token: string };
+  space: { id: string };
+  product: { id: string };
+  firstPage: { items: { name: string }[]; total: number };
+  secondPage: { items: { name: string }[]; total: number };
+  me: { id: string };
+}>;
+
+/** Strict type errors of one file, as `file:line message`. */
+function typeErrors(file: string): string[] {
+  const program = ts.createProgram([file], {
+    strict: true,
+    noEmit: true,
+    noUnusedLocals: true,
+    target: ts.ScriptTarget.ES2022,
+    module: ts.ModuleKind.NodeNext,
+    moduleResolution: ts.ModuleResolutionKind.NodeNext,
+    lib: ['lib.es2023.d.ts'],
+    types: ['node'],
+    typeRoots: [join(ROOT, 'node_modules', '@types')],
+    skipLibCheck: true,
+  });
+  return ts.getPreEmitDiagnostics(program).map((d) => {
+    const where =
+      d.file && d.start !== undefined ? d.file.getLineAndCharacterOfPosition(d.start).line + 1 : 0;
+    return `${d.file?.fileName ?? ''}:${where} ${ts.flattenDiagnosticMessageText(d.messageText, ' ')}`;
+  });
+}
+
+describe('OpenAPI document in the ecosystem', () => {
+  let t: TestApp;
+  let work: string;
+  let documentPath: string;
+
+  beforeAll(async () => {
+    t = await startApp();
+    const res = await t.http.get('/api/v1.0/openapi.json');
+    expect(res.status).toBe(200);
+    // Inside the repository, so that the generated client resolves openapi-fetch from node_modules.
+    work = mkdtempSync(join(CLIENT_DIR, '.work-'));
+    documentPath = join(work, 'openapi.json');
+    writeFileSync(documentPath, res.text);
+  });
+  afterAll(async () => {
+    rmSync(work, { recursive: true, force: true });
+    await t.close();
+  });
+
+  it('lints clean with Redocly, recommended rules: no error, no warning', async () => {
+    const cli = join(ROOT, 'node_modules', '@redocly', 'cli', 'bin', 'cli.js');
+    const args = [cli, 'lint', documentPath, '--format=json', `--config=${join(ROOT, 'redocly.yaml')}`];
+    // Redocly exits 1 when it finds errors; the report on stdout says which.
+    const { stdout } = await run(process.execPath, args, { env: TOOL_ENV, maxBuffer: 64 << 20 }).catch(
+      (error: { stdout?: string }) => ({ stdout: error.stdout ?? '' }),
+    );
+    const report = JSON.parse(stdout) as LintReport;
+    const problems = report.problems.map(
+      (p) => `${p.severity} ${p.ruleId} ${p.location[0]?.pointer}: ${p.message}`,
+    );
+    expect(problems).toEqual([]);
+    expect(report.totals).toEqual({ errors: 0, warnings: 0, ignored: 0 });
+  }, 60_000);
+
+  describe('a typed client generated with openapi-typescript and driven with openapi-fetch', () => {
+    let flowsPath: string;
+
+    beforeAll(async () => {
+      mkdirSync(join(work, 'generated'));
+      const cli = join(ROOT, 'node_modules', 'openapi-typescript', 'bin', 'cli.js');
+      // A field with a default may be left out of a request: it is not made required.
+      const args = [
+        cli,
+        documentPath,
+        '-o',
+        join(work, 'generated', 'api.d.ts'),
+        '--default-non-nullable=false',
+      ];
+      await run(process.execPath, args, { env: TOOL_ENV });
+      flowsPath = join(work, 'flows.ts');
+      copyFileSync(join(CLIENT_DIR, 'flows.ts'), flowsPath);
+    }, 60_000);
+
+    it('types every schema it uses (no dangling reference left as "any schema")', () => {
+      const types = readFileSync(join(work, 'generated', 'api.d.ts'), 'utf8');
+      expect(types).toMatch(
+        /UpdatePreferencesDto: \{[^}]*notifications\?: components\["schemas"\]\["NotificationPreferencesPatch"\]/,
+      );
+      expect(types).toMatch(/config: components\["schemas"\]\["ConnectorConfigDto"\]/);
+      expect(types).not.toMatch(/components\["schemas"\]\[""\]/);
+    });
+
+    it('compiles the client flows in strict mode', () => {
+      expect(typeErrors(flowsPath)).toEqual([]);
+    }, 60_000);
+
+    it('fails to compile when the flows use a field the contract does not have', () => {
+      const drifted = join(work, 'drifted.ts');
+      writeFileSync(
+        drifted,
+        readFileSync(flowsPath, 'utf8')
+          .replace("first_name: 'Typed'", "firstName: 'Typed'")
+          .replace("product_type: 'dashboard'", "product_type: 'spreadsheet'")
+          .replace('refreshed.access_token', 'refreshed.accessToken'),
+      );
+      const errors = typeErrors(drifted);
+      for (const error of errors) expect(error).toMatch(/drifted\.ts:\d+ /);
+      const text = errors.join('\n');
+      expect(text).toMatch(/'firstName' does not exist in type/);
+      expect(text).toMatch(/'accessToken' does not exist on type/);
+      expect(text).toMatch(/'"spreadsheet"' is not assignable/);
+    }, 60_000);
+
+    it('drives register, form login, refresh, a space, a product, a paged list and /auth/me', async () => {
+      // The copy beside its generated types (test/client is outside the project's own type-check).
+      const { runMainFlows } = (await import(flowsPath)) as { runMainFlows: MainFlows };
+      const unique = randomUUID().slice(0, 8);
+      const result = await runMainFlows(t.baseUrl, unique);
+
+      expect(result.registered.email).toBe(`typed-${unique}@example.test`);
+      expect(result.login.token_type.toLowerCase()).toBe('bearer');
+      expect(result.refreshed.refresh_token).not.toBe(result.login.refresh_token);
+      expect(result.space).toEqual(expect.objectContaining({ slug: `typed-${unique}`, role: 'admin' }));
+      expect(result.product).toEqual(expect.objectContaining({ name: 'Orders', space_id: result.space.id }));
+      expect(result.firstPage.total).toBe(2);
+      expect(result.secondPage.total).toBe(2);
+      expect(result.firstPage.items).toHaveLength(1);
+      expect(result.secondPage.items).toHaveLength(1);
+      expect([...result.firstPage.items, ...result.secondPage.items].map((p) => p.name).sort()).toEqual([
+        'Customers',
+        'Orders',
+      ]);
+      expect(result.me).toEqual(
+        expect.objectContaining({ id: result.registered.id, email: result.registered.email }),
+      );
+    });
+  });
+});

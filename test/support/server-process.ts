@@ -1,0 +1,95 @@
+import { ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+
+// The built server as an operator runs it (`npm start` runs dist/main.js).
+export const ROOT = join(__dirname, '..', '..');
+export const MAIN = join(ROOT, 'dist', 'main.js');
+
+export interface ServerProcess {
+  child: ChildProcess;
+  stdout: () => string;
+  /** stdout and stderr together. */
+  output: () => string;
+  exited: Promise<number | null>;
+  /** `http://127.0.0.1:<port>/api/v1.0` */
+  base: string;
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** `npm start` builds when needed; suites that run dist/main.js do the same so they run from a fresh clone. */
+export function buildIfNeeded(): void {
+  const build = spawnSync(process.execPath, [join(ROOT, 'scripts', 'build-if-needed.cjs')], {
+    cwd: ROOT,
+    encoding: 'utf8',
+  });
+  if (build.status !== 0) throw new Error(`build failed:\n${build.stdout}${build.stderr}`);
+}
+
+/** Starts dist/main.js with only PATH and the given settings; killed with SIGKILL if the test process exits first. */
+export async function runServer(env: Record<string, string>): Promise<ServerProcess> {
+  const port = await freePort();
+  const child = spawn(process.execPath, [MAIN], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'log', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let output = '';
+  child.stdout!.on('data', (chunk) => {
+    stdout += chunk;
+    output += chunk;
+  });
+  child.stderr!.on('data', (chunk) => (output += chunk));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  const orphanGuard = () => child.exitCode === null && child.kill('SIGKILL');
+  process.once('exit', orphanGuard);
+  void exited.then(() => process.off('exit', orphanGuard));
+  return {
+    child,
+    stdout: () => stdout,
+    output: () => output,
+    exited,
+    base: `http://127.0.0.1:${port}/api/v1.0`,
+  };
+}
+
+/** Polls a condition every 50 ms until it holds; fails with `what` after `timeoutMs`. */
+export async function eventually<T>(
+  what: string,
+  probe: () => Promise<T | undefined | false>,
+  timeoutMs = 30_000,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe().catch(() => undefined);
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}.`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+export async function waitUntilHealthy(server: ServerProcess, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (server.child.exitCode !== null) throw new Error(`server exited early:\n${server.output()}`);
+    if (
+      await fetch(`${server.base}/health`).then(
+        (res) => res.ok,
+        () => false,
+      )
+    )
+      return;
+    if (Date.now() > deadline) throw new Error(`server not healthy in time:\n${server.output()}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
