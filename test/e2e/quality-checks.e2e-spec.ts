@@ -104,7 +104,7 @@ describe('quality checks (definitions, pushed results, run rules)', () => {
         name: 'x',
         check_type: 'row_count',
         severity: 'high',
-        config: { table: 'orders; DROP TABLE users', min: 1 },
+        config: { table: 'a.b.c; DROP TABLE users', min: 1 },
         connector_id: '00000000-0000-4000-8000-000000000000',
         schedule_cron: 'every minute',
       });
@@ -118,7 +118,7 @@ describe('quality checks (definitions, pushed results, run rules)', () => {
 
     const cases: [Record<string, unknown>, string[]][] = [
       [
-        { check_type: 'null_rate', config: { table: 'orders', column: 'a"b', max_rate: 1.5 } },
+        { check_type: 'null_rate', config: { table: 'orders', column: '', max_rate: 1.5 } },
         ['config.column', 'config.max_rate'],
       ],
       [{ check_type: 'freshness', config: { table: 'orders' } }, ['config.column']],

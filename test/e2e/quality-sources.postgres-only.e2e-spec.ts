@@ -224,6 +224,14 @@ describe('connector sync and quality checks on a real source database', () => {
     beforeAll(async () => {
       orders = await createProduct(t.http, admin, space, { name: 'orders_src', sla_freshness_minutes: 10 });
       events = await createProduct(t.http, admin, space, { name: 'events_src' });
+      // Created after the sync tests, which count the source's tables.
+      await source.query(`
+        CREATE TABLE "Odd Name" ("With Space" text, "UpdatedAt" timestamptz NOT NULL);
+        INSERT INTO "Odd Name" VALUES (NULL, now() - interval '5 minutes'), ('x', now() - interval '10 minutes');
+        CREATE TABLE "MixedCase" ("Id" int);
+        CREATE TABLE doomed (id int);
+        CREATE TABLE doomed_too (id int);
+      `);
     });
 
     it('row_count: exact counts and catalog estimates (no scan)', async () => {
@@ -260,12 +268,111 @@ describe('connector sync and quality checks on a real source database', () => {
         config: { table: 'public.customers', max: 0 },
       });
       expect((await run(user, schemaQualified.id)).status).toBe('passed');
-      const missing = await check(orders, { check_type: 'row_count', config: { table: 'nope', min: 1 } });
-      expect(await run(user, missing.id)).toEqual(
+    });
+
+    it('resolves mixed-case names and names with spaces in the source catalog, and quotes them', async () => {
+      const user = await editor();
+      for (const table of ['public."Odd Name"', 'public.Odd Name', '"Odd Name"', 'odd name']) {
+        const c = await check(orders, { check_type: 'row_count', config: { table, min: 2, max: 2 } });
+        expect(await run(user, c.id)).toEqual(
+          expect.objectContaining({ status: 'passed', observed_value: 2 }),
+        );
+      }
+      const estimate = await check(orders, {
+        check_type: 'row_count',
+        config: { table: '"MixedCase"', max: 0, approximate: true },
+      });
+      expect((await run(user, estimate.id)).status).toBe('passed');
+      const nulls = await check(orders, {
+        check_type: 'null_rate',
+        config: { table: 'public."Odd Name"', column: 'With Space', max_rate: 0.5 },
+      });
+      expect(await run(user, nulls.id)).toEqual(
+        expect.objectContaining({ status: 'passed', observed_value: 0.5 }),
+      );
+      const fresh = await check(orders, {
+        check_type: 'freshness',
+        config: { table: 'public."Odd Name"', column: 'updatedat', max_age_minutes: 60 },
+      });
+      const freshRun = await run(user, fresh.id);
+      expect(freshRun.status).toBe('passed');
+      expect(freshRun.observed_value).toBeGreaterThan(4);
+      expect(freshRun.observed_value).toBeLessThan(15);
+      const shape = await check(orders, {
+        check_type: 'schema',
+        config: {
+          table: 'Odd Name',
+          expected_columns: [{ name: 'With Space', type: 'text' }, 'UpdatedAt'],
+          allow_extra_columns: false,
+        },
+      });
+      expect((await run(user, shape.id)).status).toBe('passed');
+    });
+
+    it('refuses a table or column the source does not have: 422 on write, an error run once it is gone', async () => {
+      const user = await editor();
+      const create = (config: Record<string, unknown>, checkType = 'row_count', connector = connectorId) =>
+        t.http.post(`${API}/spaces/${space.slug}/quality/checks`).set(bearer(admin)).send({
+          product_id: orders.id,
+          connector_id: connector,
+          name: 'check',
+          severity: 'high',
+          check_type: checkType,
+          config,
+        });
+      const noTable = await create({ table: 'nope', min: 1 });
+      expectProblem(noTable, 422, /Table nope was not found in the source database/);
+      expect(invalidFields(noTable)).toEqual(['config.table']);
+      // Quoted parts match exactly: the table is "Odd Name", not "odd name".
+      expect(invalidFields(await create({ table: 'public."odd name"', min: 1 }))).toEqual(['config.table']);
+      expect(invalidFields(await create({ table: 'оrders', min: 1 }))).toEqual(['config.table']); // Cyrillic о
+      const noColumn = await create(
+        { table: 'orders', column: 'email; DROP TABLE orders', max_rate: 0 },
+        'null_rate',
+      );
+      expectProblem(noColumn, 422, /Column email; DROP TABLE orders was not found in table public.orders/);
+      expect(invalidFields(noColumn)).toEqual(['config.column']);
+      expect(invalidFields(await create({ table: 'gone', expected_columns: ['id'] }, 'schema'))).toEqual([
+        'config.table',
+      ]);
+
+      const existing = await check(orders, { check_type: 'row_count', config: { table: 'orders', min: 1 } });
+      const update = await t.http
+        .patch(`${API}/spaces/${space.slug}/quality/checks/${existing.id}`)
+        .set(bearer(admin))
+        .send({ config: { table: 'nope', min: 1 } });
+      expect(invalidFields(update)).toEqual(['config.table']);
+
+      // An unreachable source cannot be asked: the check is accepted and its runs say what is wrong.
+      const unreachable = await t.http
+        .post(`${API}/connectors/spaces/${space.slug}`)
+        .set(bearer(admin))
+        .send({
+          name: 'Gone',
+          connector_type: 'postgresql',
+          config: { connection_string: databaseUrl(`${sourceName}_missing`) },
+        });
+      expect((await create({ table: 'nope', min: 1 }, 'row_count', unreachable.body.id)).status).toBe(201);
+
+      const counted = await check(orders, { check_type: 'row_count', config: { table: 'doomed', min: 0 } });
+      const shape = await check(orders, {
+        check_type: 'schema',
+        config: { table: 'doomed_too', expected_columns: ['id'] },
+      });
+      await source.query('DROP TABLE doomed; DROP TABLE doomed_too');
+      expect(await run(user, counted.id)).toEqual(
         expect.objectContaining({
           status: 'error',
           alert_id: null,
-          message: expect.stringContaining('nope'),
+          message:
+            "Table doomed was not found in the source database (or the connector's role cannot see it).",
+        }),
+      );
+      // For a schema check, a table that disappeared is schema drift: a failure.
+      expect(await run(user, shape.id)).toEqual(
+        expect.objectContaining({
+          status: 'failed',
+          message: 'Table doomed_too was not found (or has no columns).',
         }),
       );
     });
@@ -381,11 +488,6 @@ describe('connector sync and quality checks on a real source database', () => {
         .get(`${API}/spaces/${space.slug}/alerts/${failed.alert_id}`)
         .set(bearer(admin));
       expect(alert.body.alert_type).toBe('schema_change');
-      const gone = await check(orders, {
-        check_type: 'schema',
-        config: { table: 'dropped', expected_columns: ['id'] },
-      });
-      expect((await run(user, gone.id)).status).toBe('failed');
     });
 
     it('sql_assertion: returned rows are failures, read-only, capped and timed out', async () => {

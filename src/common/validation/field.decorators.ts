@@ -2,6 +2,7 @@ import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptions } from '@nestjs/swagger';
 import { Transform, Type } from 'class-transformer';
 import {
+  Allow,
   ArrayMaxSize,
   ArrayMinSize,
   IsBoolean,
@@ -216,18 +217,32 @@ export function JsonObjectField(options: FieldOptions = {}) {
   );
 }
 
+/**
+ * Any JSON value (a string, number, boolean or list of them): its shape
+ * depends on a sibling field, so the service checks it and names the field.
+ */
+export function JsonValueField(options: FieldOptions = {}) {
+  const scalar = [{ type: 'string' }, { type: 'number' }, { type: 'boolean' }];
+  return applyDecorators(
+    Allow(),
+    documented(options, { oneOf: [...scalar, { type: 'array', items: { oneOf: scalar } }] }),
+  );
+}
+
 /** A nested DTO, validated with its own decorators (unknown fields rejected too). */
 export function NestedField(
   type: () => new () => object,
-  options: FieldOptions & { isArray?: boolean } = {},
+  options: FieldOptions & { isArray?: boolean; maxItems?: number } = {},
 ) {
+  const { maxItems } = options;
   return applyDecorators(
     ...presence(options),
     ValidateNested({ each: options.isArray }),
+    ...(maxItems !== undefined ? [ArrayMaxSize(maxItems)] : []),
     Type(type),
     // Swagger reads a thunk as a lazy type only when the function is named `type`,
     // as a property of an object literal names it; a bare thunk became an empty $ref.
-    documented(options, { type: () => type(), isArray: options.isArray }),
+    documented(options, { type: () => type(), isArray: options.isArray, maxItems }),
   );
 }
 

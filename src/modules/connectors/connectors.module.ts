@@ -5,15 +5,20 @@ import { ConnectorsController } from './connectors.controller';
 import { ConnectorsService } from './connectors.service';
 import { Connector } from './entities/connector.entity';
 import { SourceSystem } from './entities/source-system.entity';
+import { SourceCatalog } from './source-catalog';
 import { SourceSystemsController } from './source-systems.controller';
 import { SourceSystemsService } from './source-systems.service';
 import { UserDatabase } from './user-database';
 
-/** Source systems and connectors to users' databases; quality checks run their queries through ConnectorsService. */
+/**
+ * Source systems and connectors to users' databases. Quality checks and the
+ * visual query run their queries through ConnectorsService and resolve names
+ * with SourceCatalog.
+ */
 @Module({
   imports: [TypeOrmModule.forFeature([Connector, SourceSystem]), CatalogModule],
   controllers: [ConnectorsController, SourceSystemsController],
-  providers: [ConnectorsService, SourceSystemsService, UserDatabase],
-  exports: [ConnectorsService],
+  providers: [ConnectorsService, SourceSystemsService, UserDatabase, SourceCatalog],
+  exports: [ConnectorsService, SourceCatalog],
 })
 export class ConnectorsModule {}

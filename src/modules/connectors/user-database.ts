@@ -1,6 +1,6 @@
 import { lookup as dnsLookup, LookupAddress } from 'node:dns';
 import { Inject, Injectable } from '@nestjs/common';
-import { Client, QueryConfig } from 'pg';
+import { Client, QueryArrayConfig, QueryConfig } from 'pg';
 import { APP_CONFIG, AppConfig } from '../../config/app.config';
 import { addressRefusal } from '../../platform/outbound-http/address-policy';
 import { PostgresTarget } from './connection-string';
@@ -17,18 +17,41 @@ export const USER_DB_LIMITS = {
 
 export interface SessionOptions {
   statementTimeoutMs?: number;
+  /** Sets the session's TimeZone to UTC, so that `timestamptz` values read as text are in UTC. */
+  utcTimestamps?: boolean;
+}
+
+/** A result read as text, untouched by the driver's parsers: one array per row, in column order. */
+export interface RawResult {
+  fields: { name: string; typeId: number }[];
+  rows: (string | null)[][];
 }
 
 /** Queries on a user's database inside one read-only transaction. */
 export interface ReadOnlySession {
   /** One statement (extended protocol, so never several), with bound parameters. */
   query<T = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<T[]>;
+  /** Like `query`, but every value as PostgreSQL's text (lossless) and rows as arrays (duplicate names kept). */
+  queryRaw(sql: string, params?: unknown[]): Promise<RawResult>;
 }
 
-/** A user's database could not be reached or refused a query; the message is safe to show. */
+/**
+ * A user's database could not be reached or refused a query; the message is
+ * safe to show. `code` is the SQLSTATE when the database refused a statement.
+ */
 export class UserDatabaseError extends Error {
   override readonly name = 'UserDatabaseError';
+
+  constructor(
+    message: string,
+    readonly code: string | null = null,
+  ) {
+    super(message);
+  }
 }
+
+const asText = (value: string) => value;
+const TEXT_TYPES = { getTypeParser: () => asText };
 
 /**
  * Sessions on users' databases: a dedicated short-lived `pg.Client` per
@@ -72,31 +95,39 @@ export class UserDatabase {
       throw new UserDatabaseError(`Could not connect to ${target.host}:${target.port}: ${reason(error)}`);
     }
     try {
-      await client.query(
-        `SET default_transaction_read_only = on; SET statement_timeout = ${Math.floor(timeout)};
-         SET lock_timeout = ${USER_DB_LIMITS.lockTimeoutMs}; SET idle_in_transaction_session_timeout = 60000`,
-      );
-      await client.query('BEGIN READ ONLY');
+      try {
+        await client.query(
+          `SET default_transaction_read_only = on; SET statement_timeout = ${Math.floor(timeout)};
+           SET lock_timeout = ${USER_DB_LIMITS.lockTimeoutMs}; SET idle_in_transaction_session_timeout = 60000` +
+            (options.utcTimestamps ? `; SET TimeZone = 'UTC'` : ''),
+        );
+        await client.query('BEGIN READ ONLY');
+      } catch (error) {
+        throw new UserDatabaseError(reason(error), sqlState(error));
+      }
+      const run = async (config: QueryConfig | QueryArrayConfig) => {
+        try {
+          // The extended protocol runs exactly one statement: no `; COMMIT; ...` smuggling.
+          const extended: QueryConfig & { queryMode: 'extended' } = { ...config, queryMode: 'extended' };
+          return await client.query(extended);
+        } catch (error) {
+          throw new UserDatabaseError(reason(error), sqlState(error));
+        }
+      };
       const session: ReadOnlySession = {
-        query: async <R>(sql: string, params: unknown[] = []) => {
-          try {
-            // The extended protocol runs exactly one statement: no `; COMMIT; ...` smuggling.
-            const config: QueryConfig & { queryMode: 'extended' } = {
-              text: sql,
-              values: params,
-              queryMode: 'extended',
-            };
-            const result = await client.query(config);
-            return result.rows as R[];
-          } catch (error) {
-            throw new UserDatabaseError(reason(error));
-          }
+        query: async <R>(sql: string, params: unknown[] = []) =>
+          (await run({ text: sql, values: params })).rows as R[],
+        queryRaw: async (sql: string, params: unknown[] = []) => {
+          const config: QueryArrayConfig = { text: sql, values: params, rowMode: 'array', types: TEXT_TYPES };
+          const result = await run(config);
+          return {
+            fields: result.fields.map((f) => ({ name: f.name, typeId: f.dataTypeID })),
+            rows: result.rows as unknown as (string | null)[][],
+          };
         },
       };
+      // Errors of `work` itself (a caller's validation, say) pass through unchanged.
       return await work(session);
-    } catch (error) {
-      if (error instanceof UserDatabaseError) throw error;
-      throw new UserDatabaseError(reason(error));
     } finally {
       await client.query('ROLLBACK').catch(() => undefined);
       await client.end().catch(() => undefined);
@@ -121,6 +152,11 @@ export class UserDatabase {
     }
     return addresses[0].address;
   }
+}
+
+function sqlState(error: unknown): string | null {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) ? code : null;
 }
 
 /** A database error's own message (PostgreSQL never echoes the password). */

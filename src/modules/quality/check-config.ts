@@ -1,13 +1,15 @@
 import type { FieldError } from '../../common/errors/domain-error';
+import { parseTableReference } from '../connectors/source-catalog';
 import type { CheckType } from './entities/check.entity';
 
 /**
  * Check configurations, validated and normalised per check type. Table and
- * column names are identifiers, never SQL: each dot-separated part must be a
- * plain PostgreSQL identifier (letters, digits, `_`, `$`; not starting with
- * a digit; at most 63 characters) and is double-quoted when queried, so a
- * name cannot carry SQL. Only `sql_assertion` runs SQL the user wrote, by
- * design, and only read-only with a timeout and a row cap.
+ * column names are names, never SQL: `table` is `table`, `schema.table` or
+ * with quoted parts (`public."Odd Name"`), and both are resolved against the
+ * source's own catalog (SourceCatalog) before use, which quotes them; a name
+ * the catalog does not hold is never put in SQL. Only `sql_assertion` runs
+ * SQL the user wrote, by design, and only read-only with a timeout and a
+ * row cap.
  */
 export interface ExpectedColumn {
   name: string;
@@ -28,19 +30,9 @@ export type CheckConfig =
     }
   | Record<string, unknown>;
 
-const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_$]{0,62}$/;
-
-/** A quoted identifier, or null when `name` is not a plain identifier. */
-export function quoteIdentifier(name: string): string | null {
-  return IDENTIFIER.test(name) ? `"${name}"` : null;
-}
-
-/** `table` or `schema.table`, quoted; null when not acceptable. */
-export function quoteTableName(name: string): string | null {
-  const parts = name.split('.');
-  if (parts.length < 1 || parts.length > 2) return null;
-  const quoted = parts.map(quoteIdentifier);
-  return quoted.every((q): q is string => q !== null) ? quoted.join('.') : null;
+/** A column name as the source spells it (PostgreSQL names are at most 63 bytes). */
+function isColumnName(value: unknown): value is string {
+  return typeof value === 'string' && value.length > 0 && value.length <= 63 && !value.includes('\u0000');
 }
 
 const ALLOWED_KEYS: Record<CheckType, string[] | null> = {
@@ -65,15 +57,16 @@ export function checkConfigErrors(type: CheckType, config: Record<string, unknow
   }
   const table = (key = 'table') => {
     const value = config[key];
-    if (typeof value !== 'string' || !quoteTableName(value)) {
-      fail(key, `${key} must be a table name, \`table\` or \`schema.table\`, made of plain identifiers.`);
+    if (typeof value !== 'string' || value.length > 300 || !parseTableReference(value)) {
+      fail(
+        key,
+        `${key} must be a table name: \`table\`, \`schema.table\` or with quoted parts, \`public."Odd Name"\`.`,
+      );
     }
   };
   const column = () => {
     const value = config.column;
-    if (typeof value !== 'string' || !quoteIdentifier(value)) {
-      fail('column', 'column must be a plain identifier (letters, digits, _ and $).');
-    }
+    if (!isColumnName(value)) fail('column', 'column must be a column name of 1 to 63 characters.');
   };
   if (
     'timeout_seconds' in config &&

@@ -1,6 +1,7 @@
+import { findColumn, SourceTable } from '../connectors/source-catalog';
 import { USER_DB_LIMITS } from '../connectors/user-database';
 import type { ReadOnlySession } from '../connectors/user-database';
-import { expectedColumns, quoteIdentifier, quoteTableName } from './check-config';
+import { expectedColumns } from './check-config';
 import type { CheckType, RunStatus } from './entities/check.entity';
 
 export interface Evaluation {
@@ -14,21 +15,34 @@ export interface EvaluationInput {
   config: Record<string, unknown>;
   /** The product's freshness SLA, for freshness checks without their own limit. */
   slaFreshnessMinutes: number | null;
+  /** Looks a table up in the source's own catalog (SourceCatalog); null when it is not there. */
+  resolveTable: (name: string) => Promise<SourceTable | null>;
+}
+
+/** A configured table or column the source does not have: the check cannot be evaluated. */
+export class MissingSourceObject extends Error {
+  override readonly name = 'MissingSourceObject';
 }
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
-function table(config: Record<string, unknown>): string {
-  const quoted = quoteTableName(String(config.table));
-  // Validated on write; a stored config that no longer validates is refused, never interpolated.
-  if (!quoted) throw new Error('The configured table name is not a plain identifier.');
-  return quoted;
+/** The configured table, resolved against the source's catalog: only names it holds reach SQL, quoted. */
+async function table(input: EvaluationInput): Promise<SourceTable> {
+  const name = String(input.config.table);
+  const found = await input.resolveTable(name);
+  if (!found) {
+    throw new MissingSourceObject(
+      `Table ${name} was not found in the source database (or the connector's role cannot see it).`,
+    );
+  }
+  return found;
 }
 
-function column(config: Record<string, unknown>): string {
-  const quoted = quoteIdentifier(String(config.column));
-  if (!quoted) throw new Error('The configured column name is not a plain identifier.');
-  return quoted;
+function column(found: SourceTable, config: Record<string, unknown>): string {
+  const name = String(config.column);
+  const resolved = findColumn(found, name);
+  if (!resolved) throw new MissingSourceObject(`Column ${name} was not found in table ${found.display}.`);
+  return resolved.quoted;
 }
 
 /**
@@ -41,13 +55,13 @@ export async function evaluateCheck(session: ReadOnlySession, input: EvaluationI
     case 'sql_assertion':
       return sqlAssertion(session, String(config.sql));
     case 'row_count':
-      return rowCount(session, config);
+      return rowCount(session, input);
     case 'null_rate':
-      return nullRate(session, config);
+      return nullRate(session, input);
     case 'freshness':
-      return freshness(session, config, input.slaFreshnessMinutes);
+      return freshness(session, input);
     case 'schema':
-      return schema(session, config);
+      return schema(input);
     case 'custom':
       throw new Error('A custom check takes pushed results; it cannot be run here.');
   }
@@ -72,8 +86,9 @@ async function sqlAssertion(session: ReadOnlySession, sql: string): Promise<Eval
   };
 }
 
-async function rowCount(session: ReadOnlySession, config: Record<string, unknown>): Promise<Evaluation> {
-  const name = table(config);
+async function rowCount(session: ReadOnlySession, input: EvaluationInput): Promise<Evaluation> {
+  const { config } = input;
+  const name = (await table(input)).quoted;
   let count: number;
   let how: string;
   if (config.approximate === true) {
@@ -86,7 +101,8 @@ async function rowCount(session: ReadOnlySession, config: Record<string, unknown
          LEFT JOIN pg_stat_all_tables s ON s.relid = r.oid`,
       [name],
     );
-    if (!row?.found) throw new Error(`Table ${String(config.table)} does not exist or is not visible.`);
+    if (!row?.found)
+      throw new MissingSourceObject(`Table ${String(config.table)} does not exist or is not visible.`);
     if (row.reltuples !== null && row.reltuples >= 0) {
       count = Math.round(row.reltuples);
       how = 'estimated from the catalog (pg_class.reltuples)';
@@ -112,9 +128,11 @@ async function rowCount(session: ReadOnlySession, config: Record<string, unknown
   };
 }
 
-async function nullRate(session: ReadOnlySession, config: Record<string, unknown>): Promise<Evaluation> {
+async function nullRate(session: ReadOnlySession, input: EvaluationInput): Promise<Evaluation> {
+  const { config } = input;
+  const found = await table(input);
   const [row] = await session.query<{ total: string; nulls: string }>(
-    `SELECT count(*)::text AS total, count(*) FILTER (WHERE ${column(config)} IS NULL)::text AS nulls FROM ${table(config)}`,
+    `SELECT count(*)::text AS total, count(*) FILTER (WHERE ${column(found, config)} IS NULL)::text AS nulls FROM ${found.quoted}`,
   );
   const total = Number(row.total);
   const nulls = Number(row.nulls);
@@ -127,13 +145,11 @@ async function nullRate(session: ReadOnlySession, config: Record<string, unknown
   };
 }
 
-async function freshness(
-  session: ReadOnlySession,
-  config: Record<string, unknown>,
-  slaMinutes: number | null,
-): Promise<Evaluation> {
+async function freshness(session: ReadOnlySession, input: EvaluationInput): Promise<Evaluation> {
+  const { config, slaFreshnessMinutes: slaMinutes } = input;
+  const found = await table(input);
   const [row] = await session.query<{ age_minutes: number | null }>(
-    `SELECT EXTRACT(EPOCH FROM (now() - max(${column(config)})::timestamptz))::float8 / 60 AS age_minutes FROM ${table(config)}`,
+    `SELECT EXTRACT(EPOCH FROM (now() - max(${column(found, config)})::timestamptz))::float8 / 60 AS age_minutes FROM ${found.quoted}`,
   );
   const age = row.age_minutes === null ? null : Math.max(0, Math.round(row.age_minutes * 100) / 100);
   const own = config.max_age_minutes as number | null | undefined;
@@ -163,15 +179,11 @@ async function freshness(
   };
 }
 
-async function schema(session: ReadOnlySession, config: Record<string, unknown>): Promise<Evaluation> {
-  const name = table(config);
-  const rows = await session.query<{ name: string; type: string; not_null: boolean }>(
-    `SELECT a.attname AS name, format_type(a.atttypid, a.atttypmod) AS type, a.attnotnull AS not_null
-       FROM pg_attribute a
-      WHERE a.attrelid = to_regclass($1) AND a.attnum > 0 AND NOT a.attisdropped
-      ORDER BY a.attnum`,
-    [name],
-  );
+/** A table that is gone, or has no columns, is schema drift: a failure, not an error. */
+async function schema(input: EvaluationInput): Promise<Evaluation> {
+  const { config } = input;
+  const found = await input.resolveTable(String(config.table));
+  const rows = (found?.columns ?? []).map((c) => ({ name: c.name, type: c.type, not_null: !c.nullable }));
   if (!rows.length) {
     return {
       status: 'failed',

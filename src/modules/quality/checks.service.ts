@@ -12,6 +12,7 @@ import { JobRunner } from '../../platform/jobs/job-runner.service';
 import { OutboxService } from '../../platform/outbox/outbox.service';
 import { ProductsService } from '../catalog/products.service';
 import { ConnectorsService } from '../connectors/connectors.service';
+import { findColumn, SourceCatalog } from '../connectors/source-catalog';
 import { UserDatabaseError } from '../connectors/user-database';
 import { alertTypeForCheck } from './alert-correlation';
 import { AlertIngestion } from './alert-ingestion.service';
@@ -54,6 +55,7 @@ export class ChecksService implements OnModuleInit {
     private readonly outbox: OutboxService,
     private readonly products: ProductsService,
     private readonly connectors: ConnectorsService,
+    private readonly catalog: SourceCatalog,
     private readonly ingestion: AlertIngestion,
     private readonly jobs: JobRunner,
   ) {}
@@ -75,14 +77,17 @@ export class ChecksService implements OnModuleInit {
 
   async create(actor: Actor, access: SpaceAccess, dto: CreateCheckDto): Promise<CheckResponse> {
     const spaceId = access.space.id;
+    const checkType = dto.check_type as CheckType;
+    // The source is asked before our transaction opens (none is held while a user's database is talked to).
+    const sourceErrors = await this.sourceErrors(spaceId, dto.connector_id, checkType, dto.config);
     return this.tx.run(async (em) => {
-      const checkType = dto.check_type as CheckType;
       const errors: FieldError[] = [];
       await this.checkProduct(em, spaceId, dto.product_id, errors);
       await this.checkConnector(em, spaceId, dto.connector_id, errors);
       errors.push(...checkConfigErrors(checkType, dto.config));
       errors.push(...scheduleErrors(checkType, dto.schedule_cron));
       if (errors.length) throw new ValidationFailed(errors);
+      if (sourceErrors.length) throw new ValidationFailed(sourceErrors);
       const isEnabled = dto.is_enabled ?? true;
       const repo = em.getRepository(Check);
       const check = await repo.save(
@@ -131,6 +136,16 @@ export class ChecksService implements OnModuleInit {
     checkId: string,
     dto: UpdateCheckDto,
   ): Promise<CheckResponse> {
+    let sourceErrors: FieldError[] = [];
+    if (dto.config !== undefined || dto.connector_id) {
+      const current = await this.find(this.dataSource.manager, access.space.id, checkId);
+      sourceErrors = await this.sourceErrors(
+        current.spaceId,
+        dto.connector_id === undefined ? current.connectorId : dto.connector_id,
+        current.checkType,
+        dto.config ?? current.config,
+      );
+    }
     return this.tx.run(async (em) => {
       const check = await this.find(em, access.space.id, checkId, true);
       const errors: FieldError[] = [];
@@ -139,6 +154,7 @@ export class ChecksService implements OnModuleInit {
       if (dto.config !== undefined) errors.push(...checkConfigErrors(check.checkType, dto.config));
       if (dto.schedule_cron !== undefined) errors.push(...scheduleErrors(check.checkType, dto.schedule_cron));
       if (errors.length) throw new ValidationFailed(errors);
+      if (sourceErrors.length) throw new ValidationFailed(sourceErrors);
       if (dto.name !== undefined) check.name = dto.name;
       if (dto.description !== undefined) check.description = dto.description;
       if (dto.severity !== undefined) check.severity = dto.severity as Severity;
@@ -266,6 +282,8 @@ export class ChecksService implements OnModuleInit {
             checkType: check.checkType,
             config: check.config,
             slaFreshnessMinutes: product.sla_freshness_minutes,
+            // Uncached: a run reports the source as it is now.
+            resolveTable: (name) => this.catalog.resolveTable(session, name),
           }),
         { statementTimeoutMs: timeout ? timeout * 1000 : undefined },
       );
@@ -359,6 +377,50 @@ export class ChecksService implements OnModuleInit {
     const [product] = await this.products.namesOf([productId], em, spaceId);
     if (!product) {
       errors.push({ field: 'product_id', message: 'product_id must name a product of this space.' });
+    }
+  }
+
+  /**
+   * The configured table and column checked against the source's own catalog,
+   * when the connector can be reached: a name it does not hold is a 422 now
+   * rather than an `error` run later. An unreachable source (or an unknown
+   * connector, reported separately) is not held against the check; its runs
+   * report a missing table or column as `error` (a schema check: `failed`).
+   */
+  private async sourceErrors(
+    spaceId: string,
+    connectorId: string | null | undefined,
+    checkType: CheckType,
+    config: Record<string, unknown>,
+  ): Promise<FieldError[]> {
+    if (!connectorId || typeof config.table !== 'string') return [];
+    if (checkConfigErrors(checkType, config).length) return [];
+    const tableName = config.table;
+    try {
+      return await this.connectors.withReadOnlySession(spaceId, connectorId, async (session) => {
+        const found = await this.catalog.resolveTable(session, tableName);
+        if (!found) {
+          return [
+            {
+              field: 'config.table',
+              message: `Table ${tableName} was not found in the source database (or the connector's role cannot see it).`,
+            },
+          ];
+        }
+        if (typeof config.column === 'string' && !findColumn(found, config.column)) {
+          return [
+            {
+              field: 'config.column',
+              message: `Column ${config.column} was not found in table ${found.display}.`,
+            },
+          ];
+        }
+        return [];
+      });
+    } catch (error) {
+      if (error instanceof UserDatabaseError || (error instanceof DomainError && error.status === 404))
+        return [];
+      throw error;
     }
   }
 

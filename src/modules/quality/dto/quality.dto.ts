@@ -21,8 +21,11 @@ const CONFIG_DOC =
   "(a fraction 0 to 1); `freshness` {table, column, max_age_minutes?} (null or absent: the product's `sla_freshness_minutes`; " +
   'both null: passes with a note); `schema` {table, expected_columns: [name | {name, type?, nullable?}], allow_extra_columns?}; ' +
   '`custom`: free-form, results are pushed. Every runnable type also takes `timeout_seconds` (1 to 10, default 10). ' +
-  '`table` is `table` or `schema.table` and `column` a plain identifier (letters, digits, `_`, `$`), always quoted; anything else is 422. ' +
-  'Unknown settings are 422.';
+  "`table` is `table` (on the connecting role's search_path), `schema.table`, or with double-quoted parts for exact names " +
+  '(`public."Odd Name"`); `column` is a column name. Bare names match exactly, else case-insensitively when unambiguous. Both ' +
+  "are resolved against the source's own catalog and quoted, never spliced: when the connector can be reached on create or " +
+  'update, a table or column the source does not have is a 422 on `config.table`/`config.column`; one that disappears later ' +
+  'makes runs `error` (a `schema` check: `failed`, as schema drift). Unknown settings are 422.';
 
 // Checks.
 
