@@ -17,6 +17,7 @@ import { HealthModule } from './modules/health/health.module';
 import { MetadataConfigModule } from './modules/metadata-config/metadata-config.module';
 import { NotificationsModule } from './modules/notifications/notifications.module';
 import { QualityModule } from './modules/quality/quality.module';
+import { RisksModule } from './modules/risks/risks.module';
 import { RateLimitGuard } from './modules/rate-limits/rate-limit.guard';
 import { RateLimitsModule } from './modules/rate-limits/rate-limits.module';
 import { SpacesModule } from './modules/spaces/spaces.module';
@@ -70,6 +71,7 @@ export class AppModule {
         ConnectorsModule,
         QualityModule,
         AttachmentsModule,
+        RisksModule,
       ],
       providers: [
         { provide: APP_FILTER, useClass: ProblemDetailsFilter },
