@@ -16,6 +16,7 @@ import { ConnectorsModule } from './modules/connectors/connectors.module';
 import { HealthModule } from './modules/health/health.module';
 import { MetadataConfigModule } from './modules/metadata-config/metadata-config.module';
 import { NotificationsModule } from './modules/notifications/notifications.module';
+import { PoliciesModule } from './modules/policies/policies.module';
 import { QualityModule } from './modules/quality/quality.module';
 import { RisksModule } from './modules/risks/risks.module';
 import { RateLimitGuard } from './modules/rate-limits/rate-limit.guard';
@@ -72,6 +73,7 @@ export class AppModule {
         QualityModule,
         AttachmentsModule,
         RisksModule,
+        PoliciesModule,
       ],
       providers: [
         { provide: APP_FILTER, useClass: ProblemDetailsFilter },
