@@ -18,6 +18,7 @@ import { MetadataConfigModule } from './modules/metadata-config/metadata-config.
 import { NotificationsModule } from './modules/notifications/notifications.module';
 import { PoliciesModule } from './modules/policies/policies.module';
 import { QualityModule } from './modules/quality/quality.module';
+import { ReportsModule } from './modules/reports/reports.module';
 import { RisksModule } from './modules/risks/risks.module';
 import { RateLimitGuard } from './modules/rate-limits/rate-limit.guard';
 import { RateLimitsModule } from './modules/rate-limits/rate-limits.module';
@@ -74,6 +75,7 @@ export class AppModule {
         AttachmentsModule,
         RisksModule,
         PoliciesModule,
+        ReportsModule,
       ],
       providers: [
         { provide: APP_FILTER, useClass: ProblemDetailsFilter },

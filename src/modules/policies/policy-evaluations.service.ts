@@ -124,7 +124,11 @@ export class PolicyEvaluationsService {
   }
 
   async complianceSummary(access: SpaceAccess): Promise<ComplianceSummaryResponse> {
-    const spaceId = access.space.id;
+    return this.summaryOf(access.space.id);
+  }
+
+  /** For reports: the compliance summary of a space. */
+  async summaryOf(spaceId: string): Promise<ComplianceSummaryResponse> {
     const policies = (await this.dataSource.query(
       `SELECT p.id, p.name, p.severity, p.is_enabled,
               count(e.id) FILTER (WHERE e.status = 'compliant')::int AS compliant,
