@@ -14,7 +14,7 @@ export class Policies1795577798571 implements MigrationInterface {
       `CREATE TABLE "policy_evaluations" ("id" uuid NOT NULL DEFAULT gen_random_uuid(), "policy_id" uuid NOT NULL, "product_id" uuid NOT NULL, "status" text NOT NULL, "message" text, "evaluated_at" TIMESTAMP WITH TIME ZONE NOT NULL, CONSTRAINT "PK_0c553be2559ab799bc361394004" PRIMARY KEY ("id"))`,
     );
     await queryRunner.query(
-      `CREATE INDEX "policy_evaluations_product_idx" ON "policy_evaluations"  ("product_id", "status") `,
+      `CREATE INDEX "policy_evaluations_product_idx" ON "policy_evaluations"  ("product_id", "policy_id") `,
     );
     await queryRunner.query(
       `CREATE INDEX "policy_evaluations_policy_status_idx" ON "policy_evaluations"  ("policy_id", "status") `,

@@ -69,6 +69,24 @@ export class ProductReadModel {
     return { items, cursor: rows.length === limit ? rows[rows.length - 1].sort_key : null };
   }
 
+  /**
+   * Up to `limit` products of the space in id order after `afterId` (on the (space, id)
+   * index), so that a caller can read its own rows for the same id range alongside.
+   */
+  async pageById(
+    spaceId: string,
+    afterId: string | null,
+    limit: number,
+    em?: EntityManager,
+  ): Promise<GovernedProduct[]> {
+    const manager = em ?? this.dataSource.manager;
+    const rows = (await manager.query(
+      `${SELECT} WHERE p.space_id = $1 AND ($2::uuid IS NULL OR p.id > $2) ORDER BY p.id LIMIT $3`,
+      [spaceId, afterId, limit],
+    )) as ProductRow[];
+    return this.withPeople(manager, rows);
+  }
+
   /** The products of the space among `ids`, in name order. */
   async inSpace(spaceId: string, ids: string[], em?: EntityManager): Promise<GovernedProduct[]> {
     if (!ids.length) return [];
@@ -95,8 +113,9 @@ export class ProductReadModel {
     const people = (await em.query(
       `SELECT r.product_id, r.role, u.id, u.email,
               concat_ws(' ', NULLIF(u.first_name, ''), NULLIF(u.last_name, '')) AS full_name
-         FROM product_roles r JOIN users u ON u.id = r.user_id
-        WHERE r.product_id = ANY($1::uuid[])
+         FROM unnest($1::uuid[]) AS ids(product_id)
+         JOIN product_roles r ON r.product_id = ids.product_id
+         JOIN users u ON u.id = r.user_id
         ORDER BY u.first_name, u.last_name, u.id`,
       [rows.map((r) => r.id)],
     )) as { product_id: string; role: 'owner' | 'steward'; id: string; email: string; full_name: string }[];

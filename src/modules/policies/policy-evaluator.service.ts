@@ -59,15 +59,17 @@ export class PolicyEvaluator {
     const compiled = policies.map(compile);
     const byPolicy = new Map(policies.map((p) => [p.id, { compliant: 0, non_compliant: 0, errors: 0 }]));
     let totalProducts = 0;
-    let cursor: string | null = null;
-    do {
-      const page = await this.products.page(spaceId, cursor, BATCH, em);
-      cursor = page.cursor;
-      totalProducts += page.items.length;
-      if (page.items.length && compiled.length) {
-        await this.evaluateBatch(em, spaceId, compiled, page.items, evaluatedAt, byPolicy, 'transitions');
+    let afterId: string | null = null;
+    for (;;) {
+      const products = await this.products.pageById(spaceId, afterId, BATCH, em);
+      if (!products.length) break;
+      afterId = products[products.length - 1].id;
+      totalProducts += products.length;
+      if (compiled.length) {
+        await this.evaluateBatch(em, spaceId, compiled, products, evaluatedAt, byPolicy, 'transitions');
       }
-    } while (cursor);
+      if (products.length < BATCH) break;
+    }
     if (policies.length) {
       await em.query(`UPDATE policies SET last_evaluated_at = $2 WHERE id = ANY($1::uuid[])`, [
         policies.map((p) => p.id),
@@ -120,10 +122,12 @@ export class PolicyEvaluator {
     emit: Emit,
   ): Promise<void> {
     const cel = await this.celProducts(em, products);
+    // Whole-space runs hand over id-ordered pages (see runSpace).
     const previous = await this.previousOutcomes(
       em,
       compiled.map((c) => c.policy.id),
       products.map((p) => p.id),
+      emit === 'transitions',
     );
     const changes = {
       policyIds: [] as string[],
@@ -199,19 +203,39 @@ export class PolicyEvaluator {
     return products.map((p) => toCelProduct(p, open.get(p.id) ?? 0));
   }
 
+  /**
+   * The stored outcomes of these policies for the products. The products are an id-ordered
+   * page in whole-space runs, so the rows are read as one id range per policy on the
+   * (policy_id, product_id) key; otherwise each product is probed on (product_id, policy_id).
+   */
   private async previousOutcomes(
     em: EntityManager,
     policyIds: string[],
     productIds: string[],
+    idOrdered: boolean,
   ): Promise<Map<string, Previous>> {
-    const rows = (await em.query(
-      `SELECT policy_id, product_id, status, message FROM policy_evaluations
-        WHERE policy_id = ANY($1::uuid[]) AND product_id = ANY($2::uuid[])`,
-      [policyIds, productIds],
-    )) as { policy_id: string; product_id: string; status: EvaluationStatus; message: string | null }[];
-    return new Map(
-      rows.map((r) => [`${r.policy_id}/${r.product_id}`, { status: r.status, message: r.message }]),
-    );
+    const wanted = new Set(productIds);
+    const rows = (
+      idOrdered
+        ? await em.query(
+            `SELECT policy_id, product_id, status, message FROM policy_evaluations
+              WHERE policy_id = ANY($1::uuid[]) AND product_id BETWEEN $2 AND $3`,
+            [policyIds, productIds[0], productIds[productIds.length - 1]],
+          )
+        : await em.query(
+            `SELECT e.policy_id, e.product_id, e.status, e.message
+               FROM unnest($2::uuid[]) AS ids(product_id)
+               JOIN policy_evaluations e ON e.product_id = ids.product_id
+              WHERE e.policy_id = ANY($1::uuid[])`,
+            [policyIds, productIds],
+          )
+    ) as { policy_id: string; product_id: string; status: EvaluationStatus; message: string | null }[];
+    const previous = new Map<string, Previous>();
+    for (const r of rows) {
+      if (wanted.has(r.product_id))
+        previous.set(`${r.policy_id}/${r.product_id}`, { status: r.status, message: r.message });
+    }
+    return previous;
   }
 }
 

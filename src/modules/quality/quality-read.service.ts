@@ -44,8 +44,10 @@ export class QualityReadService {
     if (!productIds.length) return new Map();
     const rows = (await (em ?? this.dataSource.manager).query(
       `SELECT a.product_id, count(DISTINCT a.incident_id)::int AS open
-         FROM quality_alerts a JOIN quality_incidents i ON i.id = a.incident_id
-        WHERE a.product_id = ANY($1::uuid[]) AND i.status <> 'resolved'
+         FROM unnest($1::uuid[]) AS ids(product_id)
+         JOIN quality_alerts a ON a.product_id = ids.product_id
+         JOIN quality_incidents i ON i.id = a.incident_id
+        WHERE i.status <> 'resolved'
         GROUP BY a.product_id`,
       [productIds],
     )) as { product_id: string; open: number }[];

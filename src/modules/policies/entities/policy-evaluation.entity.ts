@@ -13,7 +13,7 @@ export type EvaluationStatus = (typeof EVALUATION_STATUSES)[number];
 @Entity('policy_evaluations')
 @Index('policy_evaluations_policy_product_key', ['policyId', 'productId'], { unique: true })
 @Index('policy_evaluations_policy_status_idx', ['policyId', 'status'])
-@Index('policy_evaluations_product_idx', ['productId', 'status'])
+@Index('policy_evaluations_product_idx', ['productId', 'policyId'])
 export class PolicyEvaluation {
   @PrimaryGeneratedColumn('uuid')
   id: string;
