@@ -16,8 +16,11 @@ import { ConnectorsModule } from './modules/connectors/connectors.module';
 import { HealthModule } from './modules/health/health.module';
 import { MetadataConfigModule } from './modules/metadata-config/metadata-config.module';
 import { NotificationsModule } from './modules/notifications/notifications.module';
+import { PoliciesModule } from './modules/policies/policies.module';
 import { QualityModule } from './modules/quality/quality.module';
 import { QueryModule } from './modules/query/query.module';
+import { ReportsModule } from './modules/reports/reports.module';
+import { RisksModule } from './modules/risks/risks.module';
 import { RateLimitGuard } from './modules/rate-limits/rate-limit.guard';
 import { RateLimitsModule } from './modules/rate-limits/rate-limits.module';
 import { SpacesModule } from './modules/spaces/spaces.module';
@@ -74,6 +77,9 @@ export class AppModule {
         QualityModule,
         QueryModule,
         AttachmentsModule,
+        RisksModule,
+        PoliciesModule,
+        ReportsModule,
       ],
       providers: [
         { provide: APP_FILTER, useClass: ProblemDetailsFilter },

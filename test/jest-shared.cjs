@@ -11,6 +11,7 @@ const ESM_PACKAGES = [
   'openid-client',
   'oauth4webapi',
   'jose',
+  '@marcbachmann',
 ];
 
 const swc = [

@@ -14,6 +14,7 @@ import { Product } from './entities/product.entity';
 import { GovernanceDirectoryModule } from './governance-directory.module';
 import { LineageController } from './lineage.controller';
 import { LineageService } from './lineage.service';
+import { ProductReadModel } from './product-read-model.service';
 import { ProductsController } from './products.controller';
 import { ProductsService } from './products.service';
 
@@ -27,7 +28,13 @@ import { ProductsService } from './products.service';
     NotificationsModule,
   ],
   controllers: [ProductsController, LineageController, AccessRequestsController],
-  providers: [ProductsService, LineageService, AccessRequestsService, AccessRequestNotifier],
-  exports: [ProductsService, LineageService],
+  providers: [
+    ProductsService,
+    ProductReadModel,
+    LineageService,
+    AccessRequestsService,
+    AccessRequestNotifier,
+  ],
+  exports: [ProductsService, ProductReadModel, LineageService],
 })
 export class CatalogModule {}

@@ -16,7 +16,7 @@ export interface NotificationDataMap {
   meeting_invited: { meeting_id: string; space_id?: string };
   meeting_reminder: { meeting_id: string; space_id?: string };
   action_item_due: { action_item_id: string; space_id?: string };
-  contract_violation: { contract_id?: string; product_id?: string; space_id?: string };
+  contract_violation: { contract_id?: string; policy_id?: string; product_id?: string; space_id?: string };
 }
 
 export type NotificationType = keyof NotificationDataMap;

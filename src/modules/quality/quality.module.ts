@@ -16,6 +16,7 @@ import { IncidentEvent } from './entities/incident-event.entity';
 import { Incident } from './entities/incident.entity';
 import { IncidentsController } from './incidents.controller';
 import { IncidentsService } from './incidents.service';
+import { QualityReadService } from './quality-read.service';
 
 /** Quality checks, alerts and correlated incidents. Tickets are linked through TicketsService (never the other way). */
 @Module({
@@ -27,6 +28,7 @@ import { IncidentsService } from './incidents.service';
     TicketsModule,
   ],
   controllers: [ChecksController, CheckRunsController, AlertsController, IncidentsController],
-  providers: [ChecksService, AlertsService, IncidentsService, AlertIngestion],
+  providers: [ChecksService, AlertsService, IncidentsService, AlertIngestion, QualityReadService],
+  exports: [QualityReadService],
 })
 export class QualityModule {}

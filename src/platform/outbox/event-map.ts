@@ -69,6 +69,38 @@ export interface DomainEventMap {
     /** `deleted` by a user; `parent_deleted` when its product, ticket or space went. */
     reason: 'deleted' | 'parent_deleted';
   };
+
+  // Governance: risk register and policies.
+  'risk.created': RiskEventData;
+  'risk.updated': RiskEventData & { changed: string[] };
+  'risk.deleted': RiskEventData;
+  'policy.violated': PolicyViolatedEventData;
+}
+
+export interface RiskEventData {
+  risk_id: string;
+  space_id: string;
+  title: string;
+  category: string;
+  likelihood: string;
+  impact: string;
+  score: number;
+  tier: string;
+  status: string;
+  product_ids: string[];
+}
+
+export interface PolicyViolatedEventData {
+  policy_id: string;
+  policy_name: string;
+  severity: string;
+  space_id: string;
+  product_id: string;
+  product_name: string;
+  /** The product's status for this policy before (null: never evaluated). */
+  previous_status: 'compliant' | 'error' | null;
+  message: string;
+  evaluated_at: string;
 }
 
 export interface TicketEventData {
@@ -259,6 +291,27 @@ export const EVENT_CATALOG = {
   'attachment.deleted': {
     category: 'attachments',
     description: 'An attachment was deleted (by a user, or with its product, ticket or space).',
+    scope: 'space',
+  },
+  'risk.created': {
+    category: 'governance',
+    description: 'A risk was added to the register.',
+    scope: 'space',
+  },
+  'risk.updated': {
+    category: 'governance',
+    description: 'A risk changed: its fields, status, owner, review date or linked products.',
+    scope: 'space',
+  },
+  'risk.deleted': {
+    category: 'governance',
+    description: 'A risk was removed from the register.',
+    scope: 'space',
+  },
+  'policy.violated': {
+    category: 'governance',
+    description:
+      'A product became non-compliant with an enabled policy (it was compliant, in error or never evaluated).',
     scope: 'space',
   },
 } satisfies Record<DomainEventType, EventCatalogEntry>;

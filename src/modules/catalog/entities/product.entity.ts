@@ -34,6 +34,8 @@ export type ProductType = (typeof PRODUCT_TYPES)[number];
 @Index('products_search_trgm_idx', { synchronize: false })
 @Index('products_tags_idx', { synchronize: false })
 @Index('products_space_type_idx', ['spaceId', 'productType'])
+// Keyset pages in id order for whole-space batch reads (policy evaluation).
+@Index('products_space_id_idx', ['spaceId', 'id'])
 @Index('products_criticality_idx', ['criticalityId'])
 @Index('products_sensitivity_idx', ['sensitivityId'])
 @Index('products_maintenance_status_idx', ['maintenanceStatusId'])
