@@ -3,7 +3,13 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { cloneDatabase, dropDatabase, SERVER_URL, TEMPLATE_SEEDED } from '../support/database';
-import { buildIfNeeded, runServer, ServerProcess, waitUntilHealthy } from '../support/server-process';
+import {
+  buildIfNeeded,
+  eventually,
+  runServer,
+  ServerProcess,
+  waitUntilHealthy,
+} from '../support/server-process';
 
 type Line = Record<string, unknown>;
 
@@ -118,7 +124,8 @@ describe('the server logs (LOG_FORMAT=json)', () => {
     expect(access('logs-me-1')).toEqual({
       level: 'info',
       time: expect.any(String),
-      pid: server.child.pid,
+      // A worker's: the server runs WEB_CONCURRENCY workers (one per core) on PostgreSQL.
+      pid: expect.any(Number),
       hostname: expect.any(String),
       context: 'HTTP',
       request_id: 'logs-me-1',
@@ -173,6 +180,8 @@ describe('the server logs (LOG_FORMAT=json)', () => {
     });
     try {
       await waitUntilHealthy(verbose);
+      // With several workers the first one answers before the primary reports them all serving.
+      await eventually('the serving line', async () => verbose.stdout().includes('Serving on'));
     } finally {
       verbose.child.kill('SIGTERM');
     }

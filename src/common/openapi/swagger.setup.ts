@@ -187,6 +187,7 @@ export function setupSwagger(app: INestApplication): void {
     yamlDocumentUrl: 'openapi.yaml',
     customSiteTitle: 'Verity API',
     // No validator badge: it would load an image from validator.swagger.io (the page uses local assets only).
-    swaggerOptions: { persistAuthorization: true, validatorUrl: null },
+    // Tags start collapsed: over a hundred operations expanded at once is more than the page renders well.
+    swaggerOptions: { persistAuthorization: true, validatorUrl: null, docExpansion: 'none' },
   });
 }
