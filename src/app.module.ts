@@ -42,6 +42,8 @@ export interface AppModuleOptions {
   database: DatabaseConnection;
   /** False when the caller (a test) migrated the database already. */
   migrationsRun?: boolean;
+  /** The database is the embedded one (PGlite), whatever its URL. */
+  embedded?: boolean;
 }
 
 @Module({})
@@ -51,7 +53,11 @@ export class AppModule {
       module: AppModule,
       imports: [
         ConfigModule.forRoot(options.config),
-        DatabaseModule.forRoot({ ...options.database, migrationsRun: options.migrationsRun ?? true }),
+        DatabaseModule.forRoot({
+          ...options.database,
+          migrationsRun: options.migrationsRun ?? true,
+          embedded: options.embedded ?? false,
+        }),
         MetricsModule,
         CryptoModule,
         JobsModule,

@@ -68,6 +68,7 @@ async function runServer(config: AppConfig): Promise<void> {
     config,
     database: { url, poolSize: config.databasePoolSize },
     migrationsRun: false,
+    embedded: !!embedded,
   });
   await app.listen(config.port, config.host);
   if (cluster.isPrimary) {

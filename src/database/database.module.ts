@@ -1,11 +1,14 @@
 import { DynamicModule, Global, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { DatabaseConnection, dataSourceOptions } from './data-source-options';
+import { DATABASE_SESSION_SHARED, PreparedQueries } from './prepared-queries';
 import { TransactionRunner } from './transaction-runner';
 
 export interface DatabaseModuleOptions extends DatabaseConnection {
   /** Migrations run at start unless a caller (tests) already migrated the database. */
   migrationsRun: boolean;
+  /** The embedded database: all connections share one session. */
+  embedded: boolean;
 }
 
 @Global()
@@ -16,7 +19,7 @@ export class DatabaseModule {
       module: DatabaseModule,
       imports: [
         TypeOrmModule.forRoot({
-          ...dataSourceOptions(options),
+          ...dataSourceOptions({ url: options.url, poolSize: options.poolSize, extra: options.extra }),
           migrationsRun: options.migrationsRun,
           // Entities come from the glob in dataSourceOptions; modules still
           // declare theirs with forFeature to get repositories.
@@ -25,8 +28,12 @@ export class DatabaseModule {
           retryDelay: 500,
         }),
       ],
-      providers: [TransactionRunner],
-      exports: [TransactionRunner],
+      providers: [
+        TransactionRunner,
+        PreparedQueries,
+        { provide: DATABASE_SESSION_SHARED, useValue: options.embedded },
+      ],
+      exports: [TransactionRunner, PreparedQueries],
     };
   }
 }

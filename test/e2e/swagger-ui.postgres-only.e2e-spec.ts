@@ -1,3 +1,5 @@
+/// <reference lib="dom" />
+// (page callbacks run in the browser)
 import { existsSync } from 'node:fs';
 import puppeteer, { Browser, Page } from 'puppeteer-core';
 import { startApp, TestApp } from '../support/app';

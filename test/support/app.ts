@@ -47,6 +47,7 @@ export async function startApp(options: StartOptions = {}): Promise<TestApp> {
     config,
     database: { url, poolSize: embeddedRun ? 1 : 4 },
     migrationsRun: false,
+    embedded: embeddedRun,
   });
   await app.listen(0, '127.0.0.1');
   const address = app.getHttpServer().address() as { port: number };

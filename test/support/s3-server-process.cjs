@@ -10,7 +10,13 @@ globalThis.encodeURIComponent = (value) =>
 const S3rver = require('@20minutes/s3rver');
 
 const [directory, port, bucket] = process.argv.slice(2);
-new S3rver({ directory, port: Number(port), address: '127.0.0.1', silent: true, configureBuckets: [{ name: bucket }] })
+new S3rver({
+  directory,
+  port: Number(port),
+  address: '127.0.0.1',
+  silent: true,
+  configureBuckets: [{ name: bucket }],
+})
   .run()
   .then(({ port: listening }) => process.stdout.write(`listening ${listening}\n`))
   .catch((error) => {

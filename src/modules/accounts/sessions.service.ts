@@ -5,7 +5,7 @@ import { DataSource, EntityManager } from 'typeorm';
 import type { Actor } from '../../common/auth/actor';
 import type { ClientInfo } from '../../common/auth/current-actor.decorator';
 import { PrefetchedSpace, SpaceAccessPort, SpaceAccessRow } from '../../common/permissions/space-access.port';
-import { preparedQuery } from '../../database/prepared-query';
+import { PreparedQueries } from '../../database/prepared-queries';
 import { randomToken, tokenHash } from '../../platform/crypto/tokens';
 import { RefreshToken } from './entities/refresh-token.entity';
 import { Session } from './entities/session.entity';
@@ -56,6 +56,7 @@ export class SessionsService {
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly jwt: JwtService,
     private readonly spaces: SpaceAccessPort,
+    private readonly prepared: PreparedQueries,
   ) {}
 
   /**
@@ -71,7 +72,7 @@ export class SessionsService {
       text = SESSION_SQL.replace('%SPACE%', `, ${spaceSql} AS space`);
       values.push(spaceKey);
     }
-    const [row] = await preparedQuery<ActorRow>(this.dataSource, text, values);
+    const [row] = await this.prepared.query<ActorRow>(text, values);
     if (!row) return null;
     if ((row.impersonator_id ?? undefined) !== claims.act?.sub) return null;
     const actor: Actor = {

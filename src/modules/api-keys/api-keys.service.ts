@@ -3,7 +3,7 @@ import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
 import { DataSource, EntityManager, Repository } from 'typeorm';
 import type { Actor } from '../../common/auth/actor';
 import { PrefetchedSpace, SpaceAccessPort, SpaceAccessRow } from '../../common/permissions/space-access.port';
-import { preparedQuery } from '../../database/prepared-query';
+import { PreparedQueries } from '../../database/prepared-queries';
 import { API_KEY_PREFIX } from '../../common/auth/auth-strategies';
 import { Forbidden, NotFound, ValidationFailed } from '../../common/errors/domain-error';
 import type { Page } from '../../common/http/page.dto';
@@ -62,6 +62,7 @@ export class ApiKeysService {
     private readonly audit: AuditService,
     private readonly outbox: OutboxService,
     private readonly spaces: SpaceAccessPort,
+    private readonly prepared: PreparedQueries,
   ) {}
 
   async list(actor: Actor, query: ListApiKeysQuery): Promise<Page<ApiKeyResponse>> {
@@ -189,7 +190,7 @@ export class ApiKeysService {
       text = KEY_SQL.replace('%SPACE%', `, ${this.spaces.prefetchSql(spaceKey, '$2', 'k.user_id')} AS space`);
       values.push(spaceKey);
     }
-    const [row] = await preparedQuery<KeyActorRow>(this.dataSource, text, values);
+    const [row] = await this.prepared.query<KeyActorRow>(text, values);
     if (!row) return null;
     if (!row.last_used_at || Date.now() - row.last_used_at.getTime() >= LAST_USED_RESOLUTION_SECONDS * 1000) {
       await this.touch(row.id);

@@ -1,0 +1,44 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { Pool } from 'pg';
+import { DataSource } from 'typeorm';
+
+export const DATABASE_SESSION_SHARED = Symbol('DATABASE_SESSION_SHARED');
+
+/**
+ * Runs hot, fixed statements (the per-request authentication reads) straight
+ * on the pool, as named prepared statements: PostgreSQL parses and plans each
+ * once per connection instead of on every request, and no TypeORM query
+ * runner is set up for them. On the embedded database every connection
+ * shares one session, where a statement prepared by a closed connection
+ * lingers under its name; there they run unnamed.
+ */
+@Injectable()
+export class PreparedQueries {
+  // Statement names by text: a name is bound to one text on every connection.
+  private readonly names = new Map<string, string>();
+
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    @Inject(DATABASE_SESSION_SHARED) private readonly sessionShared: boolean,
+  ) {}
+
+  async query<Row>(text: string, values: unknown[]): Promise<Row[]> {
+    const pool = (this.dataSource.driver as unknown as { master: Pool }).master;
+    const result = await pool.query({
+      name: this.sessionShared ? undefined : this.nameOf(text),
+      text,
+      values,
+    });
+    return result.rows as Row[];
+  }
+
+  private nameOf(text: string): string {
+    let name = this.names.get(text);
+    if (!name) {
+      name = `verity_${this.names.size + 1}`;
+      this.names.set(text, name);
+    }
+    return name;
+  }
+}
