@@ -185,9 +185,9 @@ export class AuthService {
   }
 
   async me(actor: Actor): Promise<UserResponse> {
-    const user = await this.users.findById(actor.userId);
+    const user = await this.users.getOwnResponse(actor.userId);
     if (!user) throw new NotFound('user', actor.userId);
-    return toUserResponse(user);
+    return user;
   }
 
   async deactivateSelf(actor: Actor, client: ClientInfo): Promise<void> {

@@ -26,6 +26,7 @@ import {
 import { User } from './entities/user.entity';
 import { withDefaults } from './preferences';
 import { toUserResponse, toUserSearchItem } from './users.mapper';
+import { PreparedQueries } from '../../database/prepared-queries';
 
 export interface NewUser {
   email: string;
@@ -37,6 +38,14 @@ export interface NewUser {
 }
 
 const SEARCH_LIMIT = 10;
+
+// The columns toUserResponse reads, named as the entity's properties; dates as PostgreSQL writes them (as TypeORM reads them).
+const OWN_USER_SQL = `SELECT id, email, first_name AS "firstName", last_name AS "lastName", is_active AS "isActive",
+       is_superadmin AS "isSuperadmin", avatar_style AS "avatarStyle", avatar_color AS "avatarColor",
+       avatar_url AS "avatarUrl", ai_literacy_status AS "aiLiteracyStatus", ai_literacy_program AS "aiLiteracyProgram",
+       ai_literacy_completion_date::text AS "aiLiteracyCompletionDate",
+       ai_literacy_next_renewal::text AS "aiLiteracyNextRenewal", created_at AS "createdAt", last_login AS "lastLogin"
+  FROM users WHERE id = $1`;
 
 /** Escapes LIKE wildcards in user input. */
 export function likePattern(text: string): string {
@@ -53,7 +62,14 @@ export class UsersService {
     // Provided by the global spaces and catalog modules, which depend on this one.
     private readonly memberships: MembershipDirectory,
     private readonly governance: GovernanceDirectory,
+    private readonly prepared: PreparedQueries,
   ) {}
+
+  /** The signed-in user's own record, read on every `GET /auth/me`: a prepared statement, no entity mapping. */
+  async getOwnResponse(userId: string): Promise<UserResponse | null> {
+    const [row] = await this.prepared.query<Partial<User>>(OWN_USER_SQL, [userId]);
+    return row ? toUserResponse(Object.assign(new User(), row)) : null;
+  }
 
   // Used by other modules (accounts, spaces, ...).
 
@@ -332,12 +348,12 @@ export class UsersService {
   }
 
   async getPreferences(actor: Actor): Promise<PreferencesResponse> {
-    const user = await this.users.findOne({
-      where: { id: actor.userId },
-      select: { id: true, preferences: true },
-    });
-    if (!user) throw new NotFound('user', actor.userId);
-    return withDefaults(user.preferences);
+    const [row] = await this.prepared.query<{ preferences: User['preferences'] }>(
+      'SELECT preferences FROM users WHERE id = $1',
+      [actor.userId],
+    );
+    if (!row) throw new NotFound('user', actor.userId);
+    return withDefaults(row.preferences);
   }
 
   async updatePreferences(actor: Actor, dto: UpdatePreferencesDto): Promise<PreferencesResponse> {
