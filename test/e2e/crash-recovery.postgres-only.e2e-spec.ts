@@ -1,73 +1,33 @@
-import { ChildProcess, spawn, spawnSync } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { createServer as createHttpServer, IncomingMessage, Server, ServerResponse } from 'node:http';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import { cloneDatabase, dropDatabase, ROOT_EMAIL, ROOT_PASSWORD, TEMPLATE_SEEDED } from '../support/database';
+import {
+  buildIfNeeded,
+  eventually,
+  runServer,
+  ServerProcess,
+  waitUntilHealthy,
+} from '../support/server-process';
 
-const ROOT = join(__dirname, '..', '..');
 const CLIENTS = 16;
 const PRODUCTS_PER_CLIENT = 10;
 const PRODUCTS = CLIENTS * PRODUCTS_PER_CLIENT;
 
-interface RunningServer {
-  child: ChildProcess;
-  base: string;
-  stderr: () => string;
-}
-
 const alive = (child: ChildProcess) => child.exitCode === null && child.signalCode === null;
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-async function until<T>(
-  what: string,
-  probe: () => T | undefined | Promise<T | undefined>,
-  timeoutMs: number,
-) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
-/** The built server as an operator runs it, its warnings collected from stderr. */
-async function startServer(env: Record<string, string>): Promise<RunningServer> {
-  const port = await freePort();
-  const child = spawn(process.execPath, [join(ROOT, 'dist', 'main.js')], {
-    cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'error', ...env },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  let stderr = '';
-  child.stderr!.on('data', (chunk) => (stderr += chunk));
-  const base = `http://127.0.0.1:${port}/api/v1.0`;
-  await until(
-    'server healthy',
-    async () => {
-      if (child.exitCode !== null) throw new Error(`server exited early:\n${stderr}`);
-      return fetch(`${base}/health`).then(
-        (res) => (res.ok ? true : undefined),
-        () => undefined,
-      );
-    },
-    60_000,
-  );
-  return { child, base, stderr: () => stderr };
+/**
+ * The built server as an operator runs it, one process (no cluster), so that
+ * killing it kills the process that holds the deliveries.
+ */
+async function startServer(env: Record<string, string>): Promise<ServerProcess> {
+  const server = await runServer({ LOG_LEVEL: 'error', WEB_CONCURRENCY: '1', ...env });
+  await waitUntilHealthy(server);
+  return server;
 }
 
 /** A webhook endpoint that holds every request unanswered until told to answer. */
@@ -109,16 +69,12 @@ function startHoldingReceiver() {
 describe('a worker process killed in the middle of webhook deliveries', () => {
   const name = `verity_recovery_${process.pid}`;
   const url = `postgres://postgres@127.0.0.1:5432/${name}`;
-  const servers: RunningServer[] = [];
+  const servers: ServerProcess[] = [];
   const receiver = startHoldingReceiver();
   let db: Client;
 
   beforeAll(async () => {
-    const build = spawnSync(process.execPath, [join(ROOT, 'scripts', 'build-if-needed.cjs')], {
-      cwd: ROOT,
-      encoding: 'utf8',
-    });
-    if (build.status !== 0) throw new Error(`build failed:\n${build.stdout}${build.stderr}`);
+    buildIfNeeded();
     db = new Client({ connectionString: await cloneDatabase(TEMPLATE_SEEDED, name) });
     await db.connect();
   }, 180_000);
@@ -144,8 +100,6 @@ describe('a worker process killed in the middle of webhook deliveries', () => {
     };
     const [doomed, survivor] = await Promise.all([startServer(env), startServer(env)]);
     servers.push(doomed, survivor);
-    const onExit = () => servers.forEach((s) => alive(s.child) && s.child.kill('SIGKILL'));
-    process.once('exit', onExit);
 
     const token = await fetch(`${doomed.base}/auth/token`, {
       method: 'POST',
@@ -181,7 +135,7 @@ describe('a worker process killed in the middle of webhook deliveries', () => {
     expect(created.flat().every((status) => status === 201)).toBe(true);
 
     // Every delivery is now in flight at one of the two processes: the receiver holds them all.
-    await until(
+    await eventually(
       'every delivery sent once',
       () => (receiver.received.size >= PRODUCTS ? true : undefined),
       30_000,
@@ -190,7 +144,7 @@ describe('a worker process killed in the middle of webhook deliveries', () => {
     doomed.child.kill('SIGKILL');
     await new Promise((resolve) => doomed.child.once('exit', resolve));
     // The dead process was mid-delivery: some held requests lost their connection with it.
-    await until(
+    await eventually(
       'a held request of the killed process closed',
       () => (receiver.held.some(({ req }) => req.socket.destroyed) ? true : undefined),
       5_000,
@@ -205,7 +159,7 @@ describe('a worker process killed in the middle of webhook deliveries', () => {
     expect(stuck).toBeGreaterThan(0);
 
     // The survivor takes the dead process's deliveries over once their lease runs out (30 s).
-    await until(
+    await eventually(
       'every delivery succeeded',
       async () => {
         const [row] = (
@@ -224,6 +178,6 @@ describe('a worker process killed in the middle of webhook deliveries', () => {
     expect(new Set(receiver.received.keys())).toEqual(new Set(deliveryIds));
 
     // Two queries at once on one pg connection print this warning (and will fail on pg 9).
-    for (const server of servers) expect(server.stderr()).not.toContain('DeprecationWarning');
+    for (const server of servers) expect(server.output()).not.toContain('DeprecationWarning');
   }, 150_000);
 });

@@ -1,54 +1,25 @@
-import { ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import { cloneDatabase, dropDatabase, ROOT_EMAIL, ROOT_PASSWORD, TEMPLATE_SEEDED } from '../support/database';
+import { buildIfNeeded, runServer, ServerProcess, waitUntilHealthy } from '../support/server-process';
 import { startWebhookReceiver, WebhookReceiver } from '../support/webhook-receiver';
 
-const ROOT = join(__dirname, '..', '..');
 const EVENTS = 300;
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
+/** The built server, one process (no cluster), so that killing it kills the dispatcher. */
+async function startServer(databaseUrl: string, dataDir: string): Promise<ServerProcess> {
+  const server = await runServer({
+    DATABASE_URL: databaseUrl,
+    // The same directory across the restart: it holds the generated encryption key.
+    DATA_DIR: dataDir,
+    ALLOW_PRIVATE_NETWORK_TARGETS: 'true',
+    LOG_LEVEL: 'error',
+    WEB_CONCURRENCY: '1',
   });
-}
-
-async function startServer(
-  databaseUrl: string,
-  dataDir: string,
-): Promise<{ child: ChildProcess; base: string }> {
-  const port = await freePort();
-  const child = spawn(process.execPath, [join(ROOT, 'dist', 'main.js')], {
-    cwd: ROOT,
-    env: {
-      PATH: process.env.PATH ?? '',
-      HOST: '127.0.0.1',
-      PORT: String(port),
-      DATABASE_URL: databaseUrl,
-      // The same directory across the restart: it holds the generated encryption key.
-      DATA_DIR: dataDir,
-      ALLOW_PRIVATE_NETWORK_TARGETS: 'true',
-      LOG_LEVEL: 'error',
-    },
-    stdio: 'ignore',
-  });
-  const base = `http://127.0.0.1:${port}/api/v1.0`;
-  for (let i = 0; i < 300; i++) {
-    try {
-      if ((await fetch(`${base}/health`)).ok) return { child, base };
-    } catch {
-      // not yet
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error('server did not start');
+  await waitUntilHealthy(server);
+  return server;
 }
 
 // PostgreSQL only: it runs two server processes, one after the other, on one database.
@@ -58,11 +29,7 @@ describe('a dispatcher killed mid-batch', () => {
   let receiver: WebhookReceiver;
 
   beforeAll(async () => {
-    const build = spawnSync(process.execPath, [join(ROOT, 'scripts', 'build-if-needed.cjs')], {
-      cwd: ROOT,
-      encoding: 'utf8',
-    });
-    if (build.status !== 0) throw new Error(`build failed:\n${build.stdout}${build.stderr}`);
+    buildIfNeeded();
     db = new Client({ connectionString: await cloneDatabase(TEMPLATE_SEEDED, name) });
     await db.connect();
     receiver = await startWebhookReceiver();
@@ -77,9 +44,6 @@ describe('a dispatcher killed mid-batch', () => {
     const url = `postgres://postgres@127.0.0.1:5432/${name}`;
     const dataDir = mkdtempSync(join(tmpdir(), 'verity-crash-'));
     const first = await startServer(url, dataDir);
-    // However the test ends, no server outlives it.
-    const stopFirst = () => first.child.exitCode === null && first.child.kill('SIGKILL');
-    process.once('exit', stopFirst);
     const token = await fetch(`${first.base}/auth/token`, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },

@@ -66,12 +66,14 @@ export async function runServer(env: Record<string, string>): Promise<ServerProc
 /** Polls a condition every 50 ms until it holds; fails with `what` after `timeoutMs`. */
 export async function eventually<T>(
   what: string,
-  probe: () => Promise<T | undefined | false>,
+  probe: () => T | undefined | false | Promise<T | undefined | false>,
   timeoutMs = 30_000,
 ): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const value = await probe().catch(() => undefined);
+    const value = await Promise.resolve()
+      .then(probe)
+      .catch(() => undefined);
     if (value) return value;
     if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}.`);
     await new Promise((r) => setTimeout(r, 50));

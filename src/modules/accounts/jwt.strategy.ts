@@ -5,6 +5,7 @@ import type { Request } from 'express';
 import { ExtractJwt, Strategy } from 'passport-jwt';
 import type { Actor } from '../../common/auth/actor';
 import { API_KEY_PREFIX } from '../../common/auth/auth-strategies';
+import { isUuid } from '../../common/validation/field.decorators';
 import { APP_CONFIG, AppConfig } from '../../config/app.config';
 import { AccessClaims, SessionsService } from './sessions.service';
 
@@ -15,8 +16,6 @@ function jwtFromRequest(request: Parameters<typeof bearerToken>[0]): string | nu
   const token = bearerToken(request);
   return token && !token.startsWith(API_KEY_PREFIX) ? token : null;
 }
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Verifies HS256 access tokens and checks on each request that their session is still live. */
 @Injectable()
@@ -38,8 +37,7 @@ export class JwtStrategy extends PassportStrategy(Strategy, 'jwt') {
   }
 
   async validate(request: Request, claims: AccessClaims): Promise<Actor | false> {
-    if (claims.typ !== 'access' || !UUID.test(String(claims.sid)) || !UUID.test(String(claims.sub)))
-      return false;
+    if (claims.typ !== 'access' || !isUuid(claims.sid) || !isUuid(claims.sub)) return false;
     const resolved = await this.sessions.resolveActor(claims, request.spaceKeyToPrefetch);
     if (!resolved) return false;
     request.prefetchedSpace = resolved.space;

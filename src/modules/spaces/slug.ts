@@ -1,12 +1,10 @@
+import { isUuid } from '../../common/validation/field.decorators';
+
 /** Space slugs: lowercase letters, digits and hyphens, 2 to 63 characters, not starting with a hyphen. */
 export const SLUG_PATTERN = /^[a-z0-9][a-z0-9-]{1,62}$/;
 export const SLUG_MAX = 63;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-/** A slug shaped like a UUID would be ambiguous where a space is named by id or slug. */
-export function isUuid(value: string): boolean {
-  return UUID.test(value);
-}
+// A slug shaped like a UUID would be ambiguous where a space is named by id or slug.
+export { isUuid };
 
 /**
  * The slug a name derives to: accents dropped, lowercased, every run of other
