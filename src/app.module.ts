@@ -24,6 +24,7 @@ import { RisksModule } from './modules/risks/risks.module';
 import { RateLimitGuard } from './modules/rate-limits/rate-limit.guard';
 import { RateLimitsModule } from './modules/rate-limits/rate-limits.module';
 import { SpacesModule } from './modules/spaces/spaces.module';
+import { SsoModule } from './modules/sso/sso.module';
 import { TicketsModule } from './modules/tickets/tickets.module';
 import { UsersModule } from './modules/users/users.module';
 import { WebhooksModule } from './modules/webhooks/webhooks.module';
@@ -86,6 +87,7 @@ export class AppModule {
         RisksModule,
         PoliciesModule,
         ReportsModule,
+        SsoModule,
       ],
       providers: [
         { provide: APP_FILTER, useClass: ProblemDetailsFilter },

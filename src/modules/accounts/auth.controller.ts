@@ -29,10 +29,8 @@ import {
   UpdateAccountDto,
 } from './dto/auth.requests';
 import { MessageResponse, TokenResponse } from './dto/auth.responses';
-import { IssuedTokens, REFRESH_TOKEN_SECONDS } from './sessions.service';
-
-export const REFRESH_COOKIE = 'verity_refresh';
-const REFRESH_COOKIE_PATH = '/api/v1.0/auth';
+import { REFRESH_COOKIE, REFRESH_COOKIE_PATH, setRefreshCookie } from './refresh-cookie';
+import { IssuedTokens } from './sessions.service';
 
 @ApiTags('Accounts')
 @Controller('auth')
@@ -209,15 +207,6 @@ export class AuthController {
   }
 
   private withRefreshCookie(res: Response, tokens: IssuedTokens): IssuedTokens {
-    res.setHeader('Cache-Control', 'no-store');
-    res.cookie(REFRESH_COOKIE, tokens.refresh_token, {
-      httpOnly: true,
-      sameSite: 'strict',
-      // HTTPS as configured, or as the request came (through a trusted proxy: TRUST_PROXY).
-      secure: this.config.publicBaseUrl.startsWith('https:') || res.req.secure,
-      path: REFRESH_COOKIE_PATH,
-      maxAge: REFRESH_TOKEN_SECONDS * 1000,
-    });
-    return tokens;
+    return setRefreshCookie(res, tokens, this.config);
   }
 }

@@ -1,0 +1,237 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { Transform } from 'class-transformer';
+import { Matches } from 'class-validator';
+import {
+  BooleanField,
+  EnumField,
+  NestedField,
+  StringArrayField,
+  StringField,
+  TextField,
+  UuidField,
+} from '../../../common/validation/field.decorators';
+
+export const SSO_PROTOCOLS = ['oidc', 'saml'] as const;
+export const SSO_DEFAULT_ROLES = ['user', 'pending'] as const;
+
+// A host name of at least two labels, lowercase (input is lowercased first).
+const DOMAIN = /^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z][a-z0-9-]{0,61}[a-z0-9]$/;
+
+const lowercaseAll = Transform(({ value }) =>
+  Array.isArray(value) ? value.map((v) => (typeof v === 'string' ? v.trim().toLowerCase() : v)) : value,
+);
+
+const DEFAULT_ROLE_DOC =
+  'What a person signed in for the first time by just-in-time provisioning becomes: `user` (an active account with no space membership and never superadmin; space admins then add them to spaces) or `pending` (the account is created deactivated, its sign-in answers 403 until a superadmin activates it with `PATCH /users/{id}`). SSO never grants superadmin.';
+
+export class OidcSettingsDto {
+  @StringField({
+    min: 1,
+    max: 2000,
+    description:
+      'The issuer URL; its `/.well-known/openid-configuration` is discovered. HTTPS only (plain `http` only for a loopback issuer when ALLOW_PRIVATE_NETWORK_TARGETS=true).',
+  })
+  issuer: string;
+
+  @TextField({ max: 500 })
+  client_id: string;
+
+  @StringField({
+    optional: true,
+    min: 1,
+    max: 2000,
+    description:
+      'Write-only: sealed at rest and never returned (`client_secret_set` says whether one is stored). Sent with HTTP Basic (`client_secret_basic`); without it the client is public and PKCE alone protects the code.',
+  })
+  client_secret?: string;
+
+  @StringArrayField({
+    optional: true,
+    minItems: 1,
+    maxItems: 20,
+    itemMax: 100,
+    default: ['openid', 'email', 'profile'],
+    description: 'Must include `openid`; the email comes from the ID token or the UserInfo endpoint.',
+  })
+  scopes?: string[];
+}
+
+export class UpdateOidcSettingsDto {
+  @StringField({ optional: true, min: 1, max: 2000 })
+  issuer?: string;
+
+  @TextField({ optional: true, max: 500 })
+  client_id?: string;
+
+  @StringField({
+    optional: true,
+    nullable: true,
+    min: 1,
+    max: 2000,
+    description: 'Replaces the stored secret; `null` removes it (a public client); left out, it is kept.',
+  })
+  client_secret?: string | null;
+
+  @StringArrayField({ optional: true, minItems: 1, maxItems: 20, itemMax: 100 })
+  scopes?: string[];
+}
+
+export class SamlSettingsDto {
+  @StringField({
+    min: 1,
+    max: 2000,
+    description:
+      "The identity provider's single sign-on URL (HTTP-Redirect binding); same URL rules as an OIDC issuer.",
+  })
+  entry_point: string;
+
+  @TextField({
+    max: 1000,
+    description:
+      "Verity's entity ID at the identity provider: the Issuer of our AuthnRequests and the Audience every assertion must name.",
+  })
+  issuer: string;
+
+  @StringField({
+    min: 1,
+    max: 20_000,
+    description:
+      "The identity provider's X.509 signing certificate (PEM, or the bare base64 body). Every assertion must be signed with its key.",
+  })
+  idp_certificate: string;
+
+  @BooleanField({
+    optional: true,
+    default: false,
+    description:
+      "Sign AuthnRequests (RSA-SHA256) with this provider's own service-provider key, published in its metadata.",
+  })
+  sign_authn_requests?: boolean;
+}
+
+export class UpdateSamlSettingsDto {
+  @StringField({ optional: true, min: 1, max: 2000 })
+  entry_point?: string;
+
+  @TextField({ optional: true, max: 1000 })
+  issuer?: string;
+
+  @StringField({ optional: true, min: 1, max: 20_000 })
+  idp_certificate?: string;
+
+  @BooleanField({ optional: true })
+  sign_authn_requests?: boolean;
+}
+
+export class CreateSsoProviderDto {
+  @TextField({ max: 200 })
+  name: string;
+
+  @EnumField(SSO_PROTOCOLS, { enumName: 'SsoProtocol' })
+  protocol: (typeof SSO_PROTOCOLS)[number];
+
+  @BooleanField({ optional: true, default: true })
+  is_enabled?: boolean;
+
+  @lowercaseAll
+  @Matches(DOMAIN, { each: true, message: 'each of $property must be a domain name such as example.com' })
+  @StringArrayField({
+    optional: true,
+    maxItems: 100,
+    itemMax: 253,
+    default: [],
+    description:
+      'Email domains (lowercased) whose people sign in here, for home-realm discovery. A domain belongs to at most one enabled provider (409).',
+  })
+  domains?: string[];
+
+  @EnumField(SSO_DEFAULT_ROLES, { optional: true, default: 'user', description: DEFAULT_ROLE_DOC })
+  default_role?: (typeof SSO_DEFAULT_ROLES)[number];
+
+  @BooleanField({
+    optional: true,
+    default: false,
+    description:
+      'Create an account on the first sign-in of an unknown email; without it an unknown email gets 403.',
+  })
+  jit_provisioning?: boolean;
+
+  @NestedField(() => OidcSettingsDto, { optional: true, description: 'Required when `protocol` is `oidc`.' })
+  oidc?: OidcSettingsDto;
+
+  @NestedField(() => SamlSettingsDto, { optional: true, description: 'Required when `protocol` is `saml`.' })
+  saml?: SamlSettingsDto;
+}
+
+export class UpdateSsoProviderDto {
+  @TextField({ optional: true, max: 200 })
+  name?: string;
+
+  @BooleanField({ optional: true })
+  is_enabled?: boolean;
+
+  @lowercaseAll
+  @Matches(DOMAIN, { each: true, message: 'each of $property must be a domain name such as example.com' })
+  @StringArrayField({ optional: true, maxItems: 100, itemMax: 253 })
+  domains?: string[];
+
+  @EnumField(SSO_DEFAULT_ROLES, { optional: true, description: DEFAULT_ROLE_DOC })
+  default_role?: (typeof SSO_DEFAULT_ROLES)[number];
+
+  @BooleanField({ optional: true })
+  jit_provisioning?: boolean;
+
+  @NestedField(() => UpdateOidcSettingsDto, {
+    optional: true,
+    description: 'Only for an OIDC provider; the fields given change.',
+  })
+  oidc?: UpdateOidcSettingsDto;
+
+  @NestedField(() => UpdateSamlSettingsDto, {
+    optional: true,
+    description: 'Only for a SAML provider; the fields given change.',
+  })
+  saml?: UpdateSamlSettingsDto;
+}
+
+export class SsoProviderParams {
+  @UuidField()
+  id: string;
+}
+
+export class OidcSettingsResponse {
+  @ApiProperty() issuer: string;
+  @ApiProperty() client_id: string;
+  @ApiProperty({ description: 'Whether a client secret is stored; the secret itself is never returned.' })
+  client_secret_set: boolean;
+  @ApiProperty({ type: String, isArray: true }) scopes: string[];
+}
+
+export class SamlSettingsResponse {
+  @ApiProperty() entry_point: string;
+  @ApiProperty() issuer: string;
+  @ApiProperty() idp_certificate: string;
+  @ApiProperty() sign_authn_requests: boolean;
+  @ApiProperty({ description: 'Where the identity provider posts its responses (the ACS URL).' })
+  callback_url: string;
+  @ApiProperty({ description: 'This provider’s service-provider metadata XML (public).' })
+  metadata_url: string;
+}
+
+export class SsoProviderResponse {
+  @ApiProperty({ format: 'uuid' }) id: string;
+  @ApiProperty() name: string;
+  @ApiProperty({ enum: SSO_PROTOCOLS, enumName: 'SsoProtocol' }) protocol: string;
+  @ApiProperty() is_enabled: boolean;
+  @ApiProperty({ type: String, isArray: true }) domains: string[];
+  @ApiProperty({ enum: SSO_DEFAULT_ROLES, description: DEFAULT_ROLE_DOC }) default_role: string;
+  @ApiProperty() jit_provisioning: boolean;
+  @ApiProperty({ type: OidcSettingsResponse, nullable: true, description: 'Set for an OIDC provider.' })
+  oidc: OidcSettingsResponse | null;
+  @ApiProperty({ type: SamlSettingsResponse, nullable: true, description: 'Set for a SAML provider.' })
+  saml: SamlSettingsResponse | null;
+  @ApiProperty({ description: 'Where a browser starts signing in with this provider.' })
+  login_url: string;
+  @ApiProperty({ format: 'date-time' }) created_at: string;
+  @ApiProperty({ format: 'date-time' }) updated_at: string;
+}

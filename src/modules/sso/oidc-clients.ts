@@ -1,0 +1,59 @@
+import { Inject, Injectable } from '@nestjs/common';
+import * as oidc from 'openid-client';
+import { APP_CONFIG, AppConfig } from '../../config/app.config';
+import { SecretBox } from '../../platform/crypto/secret-box.service';
+import { SsoProvider } from './entities/sso-provider.entity';
+import { clientSecretContext, isLoopbackHost } from './sso-provider-secrets';
+
+const REQUEST_TIMEOUT_SECONDS = 10;
+
+/**
+ * openid-client Configurations (discovery + client authentication), one per
+ * provider version: the cache key carries `updated_at`, so a worker that
+ * missed the invalidation of an update still never uses stale settings.
+ */
+@Injectable()
+export class OidcClients {
+  private readonly cache = new Map<string, { version: number; config: Promise<oidc.Configuration> }>();
+
+  constructor(
+    @Inject(APP_CONFIG) private readonly appConfig: AppConfig,
+    private readonly box: SecretBox,
+  ) {}
+
+  configuration(provider: SsoProvider): Promise<oidc.Configuration> {
+    const version = provider.updatedAt.getTime();
+    const cached = this.cache.get(provider.id);
+    if (cached && cached.version === version) return cached.config;
+    const config = this.discover(provider);
+    this.cache.set(provider.id, { version, config });
+    // A failed discovery (the IdP was down) is retried on the next login.
+    config.catch(() => {
+      if (this.cache.get(provider.id)?.config === config) this.cache.delete(provider.id);
+    });
+    return config;
+  }
+
+  invalidate(providerId: string): void {
+    this.cache.delete(providerId);
+  }
+
+  private discover(provider: SsoProvider): Promise<oidc.Configuration> {
+    const issuer = new URL(provider.oidcIssuer!);
+    const secret = provider.oidcClientSecretSealed
+      ? this.box.open(provider.oidcClientSecretSealed, clientSecretContext(provider.id))
+      : null;
+    // Plain http only to a loopback issuer, and only where private targets are allowed (development, tests).
+    const insecure =
+      issuer.protocol === 'http:' &&
+      this.appConfig.allowPrivateNetworkTargets &&
+      isLoopbackHost(issuer.hostname);
+    return oidc.discovery(
+      issuer,
+      provider.oidcClientId!,
+      undefined,
+      secret ? oidc.ClientSecretBasic(secret) : oidc.None(),
+      { timeout: REQUEST_TIMEOUT_SECONDS, execute: insecure ? [oidc.allowInsecureRequests] : [] },
+    );
+  }
+}

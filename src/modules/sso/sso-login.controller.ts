@@ -1,0 +1,122 @@
+import { Body, Controller, Get, HttpCode, Inject, Param, Post, Query, Req, Res } from '@nestjs/common';
+import {
+  ApiBody,
+  ApiConsumes,
+  ApiFoundResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiQuery,
+  ApiSeeOtherResponse,
+  ApiTags,
+} from '@nestjs/swagger';
+import type { Request, Response } from 'express';
+import { Client, ClientInfo } from '../../common/auth/current-actor.decorator';
+import { Public } from '../../common/auth/public.decorator';
+import { ApiProblems } from '../../common/openapi/api-problems.decorator';
+import { APP_CONFIG, AppConfig } from '../../config/app.config';
+import { TokenResponse } from '../accounts/dto/auth.responses';
+import { setRefreshCookie } from '../accounts/refresh-cookie';
+import {
+  DiscoverQuery,
+  DiscoveredProviderResponse,
+  ExchangeCodeDto,
+  SamlCallbackDto,
+} from './dto/sso-login.dto';
+import { SsoProviderParams } from './dto/sso-provider.dto';
+import { SsoLoginService } from './sso-login.service';
+
+const LOCATION = { Location: { description: 'Where the browser goes next.', schema: { type: 'string' } } };
+const FINISH =
+  'On success the browser is redirected to `{PUBLIC_BASE_URL}/sso/complete?code=…`: a one-time code, valid 60 seconds, that the web app turns into tokens with `POST /sso/exchange`. A refused login answers a problem instead of a redirect: 401 with a generic detail for any failed check (the exact cause is logged at warn and written to the audit log for the admin), 403 when the verified person may not sign in (unknown email without just-in-time provisioning, deactivated account, or an account created by `default_role: pending` that awaits activation). Every attempt is audited (`sso.login`, `sso.login_failed`).';
+
+@ApiTags('SSO')
+@Controller('sso')
+export class SsoLoginController {
+  constructor(
+    private readonly logins: SsoLoginService,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  @Get('discover')
+  @Public()
+  @ApiOperation({
+    operationId: 'discoverSsoProvider',
+    summary: 'Find the SSO provider for an email address (home-realm discovery)',
+    description:
+      "The enabled provider whose `domains` include the address's domain; 404 when none does (sign in with a password).",
+  })
+  @ApiOkResponse({ type: DiscoveredProviderResponse })
+  @ApiProblems(404, 422)
+  discover(@Query() query: DiscoverQuery): Promise<DiscoveredProviderResponse> {
+    return this.logins.discover(query.email);
+  }
+
+  @Get('login/:id')
+  @Public({ ignoresCaller: true })
+  @ApiOperation({
+    operationId: 'startSsoLogin',
+    summary: 'Start signing in with an identity provider',
+    description:
+      'Redirects (302) to the identity provider: OIDC authorization code flow with PKCE (S256), `state` and `nonce` kept server-side for 10 minutes; SAML SP-initiated HTTP-Redirect with an AuthnRequest (signed when `sign_authn_requests`). A disabled or unknown provider answers 404; an OIDC issuer whose discovery fails answers 502.',
+  })
+  @ApiFoundResponse({ description: 'To the identity provider.', headers: LOCATION })
+  @ApiProblems(404, 422, 502)
+  async login(@Param() params: SsoProviderParams, @Res() res: Response): Promise<void> {
+    res.redirect(302, await this.logins.begin(params.id));
+  }
+
+  @Get('callback')
+  @Public({ ignoresCaller: true })
+  @ApiOperation({
+    operationId: 'finishOidcLogin',
+    summary: 'OIDC redirect URI: finish an SSO login',
+    description: `The identity provider sends the browser here with \`code\` and \`state\` (or \`error\`). The code is exchanged with the PKCE verifier, and the ID token's signature, issuer, audience, expiry and nonce are checked; the email must be verified (\`email_verified\`). ${FINISH}`,
+  })
+  @ApiQuery({ name: 'code', required: false, type: String })
+  @ApiQuery({ name: 'state', required: false, type: String })
+  @ApiQuery({ name: 'error', required: false, type: String })
+  @ApiFoundResponse({ description: 'To `{PUBLIC_BASE_URL}/sso/complete?code=…`.', headers: LOCATION })
+  @ApiProblems(401, 403)
+  async oidcCallback(@Req() req: Request, @Client() client: ClientInfo, @Res() res: Response): Promise<void> {
+    res.redirect(302, await this.logins.finishOidc(req.query as Record<string, unknown>, client));
+  }
+
+  @Post('callback')
+  @Public({ ignoresCaller: true })
+  @ApiConsumes('application/x-www-form-urlencoded')
+  @ApiBody({ type: SamlCallbackDto })
+  @ApiOperation({
+    operationId: 'finishSamlLogin',
+    summary: 'SAML Assertion Consumer Service (HTTP-POST binding): finish an SSO login',
+    description: `Takes the form post of \`SAMLResponse\` (and \`RelayState\`, ignored). It must answer a pending AuthnRequest of this service (InResponseTo, once, within 10 minutes); the assertion must be signed with the provider's \`idp_certificate\`, name \`saml.issuer\` as its audience and this URL as Recipient (and Destination when present), be within NotBefore/NotOnOrAfter, and its ID is accepted only once. The email comes from an \`email\`/\`mail\` attribute or an emailAddress NameID. Bodies are limited to 100 kB. ${FINISH}`,
+  })
+  @ApiSeeOtherResponse({ description: 'To `{PUBLIC_BASE_URL}/sso/complete?code=…`.', headers: LOCATION })
+  @ApiProblems(401, 403, 422)
+  async samlCallback(
+    @Body() form: SamlCallbackDto,
+    @Client() client: ClientInfo,
+    @Res() res: Response,
+  ): Promise<void> {
+    // 303: the browser follows with a GET, not a second POST of the assertion.
+    res.redirect(303, await this.logins.finishSaml(form.SAMLResponse, client));
+  }
+
+  @Post('exchange')
+  @Public({ ignoresCaller: true })
+  @HttpCode(200)
+  @ApiOperation({
+    operationId: 'exchangeSsoCode',
+    summary: 'Turn the one-time SSO code into tokens',
+    description:
+      'Answers exactly like `POST /auth/token`: `{access_token, token_type, expires_in, refresh_token}` for a new session, `Cache-Control: no-store`, and the refresh token as an HttpOnly, SameSite=Strict cookie scoped to /api/v1.0/auth. A bad, used or expired code answers 401; a deactivated account 403.',
+  })
+  @ApiOkResponse({ type: TokenResponse })
+  @ApiProblems(401, 403, 422)
+  async exchange(
+    @Body() dto: ExchangeCodeDto,
+    @Client() client: ClientInfo,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<TokenResponse> {
+    return setRefreshCookie(res, await this.logins.exchange(dto.code, client), this.config);
+  }
+}

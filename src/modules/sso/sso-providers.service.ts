@@ -1,0 +1,260 @@
+import { randomUUID } from 'node:crypto';
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { EntityManager, Repository } from 'typeorm';
+import type { Actor } from '../../common/auth/actor';
+import { Conflict, FieldError, NotFound, ValidationFailed } from '../../common/errors/domain-error';
+import { Page } from '../../common/http/page.dto';
+import { TransactionRunner } from '../../database/transaction-runner';
+import { AuditService } from '../../platform/audit/audit.service';
+import { SecretBox } from '../../platform/crypto/secret-box.service';
+import { SafeHttpClient } from '../../platform/outbound-http/safe-http.client';
+import { CreateSsoProviderDto, SsoProviderResponse, UpdateSsoProviderDto } from './dto/sso-provider.dto';
+import { SsoProvider } from './entities/sso-provider.entity';
+import { OidcClients } from './oidc-clients';
+import { generateSpKeyPair, normalizeCertificate } from './sp-keypair';
+import { DEFAULT_OIDC_SCOPES, toSsoProviderResponse } from './sso.mapper';
+import { clientSecretContext, isLoopbackHost, spKeyContext } from './sso-provider-secrets';
+import { SsoUrls } from './sso-urls';
+
+/** Providers CRUD (superadmin routes); the login flows read providers through `findUsable`. */
+@Injectable()
+export class SsoProvidersService {
+  constructor(
+    @InjectRepository(SsoProvider) private readonly providers: Repository<SsoProvider>,
+    private readonly tx: TransactionRunner,
+    private readonly audit: AuditService,
+    private readonly box: SecretBox,
+    private readonly safeHttp: SafeHttpClient,
+    private readonly oidcClients: OidcClients,
+    private readonly urls: SsoUrls,
+  ) {}
+
+  async list(skip: number, limit: number): Promise<Page<SsoProviderResponse>> {
+    const [items, total] = await this.withSecrets(this.providers.createQueryBuilder('p'))
+      .orderBy('p.createdAt', 'ASC')
+      .addOrderBy('p.id', 'ASC')
+      .skip(skip)
+      .take(limit)
+      .getManyAndCount();
+    return { items: items.map((p) => toSsoProviderResponse(p, this.urls)), total };
+  }
+
+  async get(id: string): Promise<SsoProviderResponse> {
+    return toSsoProviderResponse(await this.require(this.providers.manager, id), this.urls);
+  }
+
+  async create(actor: Actor, dto: CreateSsoProviderDto): Promise<SsoProviderResponse> {
+    const errors: FieldError[] = [];
+    const other = dto.protocol === 'oidc' ? 'saml' : 'oidc';
+    if (!dto[dto.protocol]) {
+      errors.push({
+        field: dto.protocol,
+        message: `${dto.protocol} is required for a ${dto.protocol} provider`,
+      });
+    }
+    if (dto[other]) {
+      errors.push({ field: other, message: `${other} applies only to ${other} providers` });
+    }
+    const id = randomUUID();
+    const provider = this.providers.create({
+      id,
+      name: dto.name,
+      protocol: dto.protocol,
+      isEnabled: dto.is_enabled ?? true,
+      domains: [...new Set(dto.domains ?? [])],
+      defaultRole: dto.default_role ?? 'user',
+      jitProvisioning: dto.jit_provisioning ?? false,
+      oidcIssuer: null,
+      oidcClientId: null,
+      oidcClientSecretSealed: null,
+      oidcScopes: null,
+      samlEntryPoint: null,
+      samlIssuer: null,
+      samlIdpCertificate: null,
+      samlSignAuthnRequests: false,
+      spCertificate: null,
+      spPrivateKeySealed: null,
+      createdBy: actor.userId,
+    });
+    if (dto.oidc && dto.protocol === 'oidc') {
+      provider.oidcIssuer = dto.oidc.issuer;
+      provider.oidcClientId = dto.oidc.client_id;
+      provider.oidcScopes = dto.oidc.scopes ?? DEFAULT_OIDC_SCOPES;
+      if (dto.oidc.client_secret) {
+        provider.oidcClientSecretSealed = this.box.seal(dto.oidc.client_secret, clientSecretContext(id));
+      }
+    }
+    if (dto.saml && dto.protocol === 'saml') {
+      provider.samlEntryPoint = dto.saml.entry_point;
+      provider.samlIssuer = dto.saml.issuer;
+      provider.samlIdpCertificate = dto.saml.idp_certificate;
+      provider.samlSignAuthnRequests = dto.saml.sign_authn_requests ?? false;
+      const pair = generateSpKeyPair(`Verity SSO ${id}`);
+      provider.spCertificate = pair.certificate;
+      provider.spPrivateKeySealed = this.box.seal(pair.privateKey, spKeyContext(id));
+    }
+    this.validate(provider, errors);
+    return this.tx.run(async (em) => {
+      await this.refuseDomainOverlap(em, provider);
+      await em.getRepository(SsoProvider).insert(provider);
+      await this.audit.record(em, actor, {
+        action: 'sso_provider.created',
+        resourceType: 'sso_provider',
+        resourceId: id,
+        details: { name: provider.name, protocol: provider.protocol, domains: provider.domains },
+      });
+      return toSsoProviderResponse(await this.require(em, id), this.urls);
+    });
+  }
+
+  async update(actor: Actor, id: string, dto: UpdateSsoProviderDto): Promise<SsoProviderResponse> {
+    const result = await this.tx.run(async (em) => {
+      const provider = await this.require(em, id, true);
+      const errors: FieldError[] = [];
+      if (dto.oidc && provider.protocol !== 'oidc') {
+        errors.push({ field: 'oidc', message: 'oidc applies only to oidc providers' });
+      }
+      if (dto.saml && provider.protocol !== 'saml') {
+        errors.push({ field: 'saml', message: 'saml applies only to saml providers' });
+      }
+      if (dto.name !== undefined) provider.name = dto.name;
+      if (dto.is_enabled !== undefined) provider.isEnabled = dto.is_enabled;
+      if (dto.domains !== undefined) provider.domains = [...new Set(dto.domains)];
+      if (dto.default_role !== undefined) provider.defaultRole = dto.default_role;
+      if (dto.jit_provisioning !== undefined) provider.jitProvisioning = dto.jit_provisioning;
+      if (dto.oidc && provider.protocol === 'oidc') {
+        provider.oidcIssuer = dto.oidc.issuer ?? provider.oidcIssuer;
+        provider.oidcClientId = dto.oidc.client_id ?? provider.oidcClientId;
+        provider.oidcScopes = dto.oidc.scopes ?? provider.oidcScopes;
+        if (dto.oidc.client_secret === null) provider.oidcClientSecretSealed = null;
+        else if (dto.oidc.client_secret !== undefined) {
+          provider.oidcClientSecretSealed = this.box.seal(dto.oidc.client_secret, clientSecretContext(id));
+        }
+      }
+      if (dto.saml && provider.protocol === 'saml') {
+        provider.samlEntryPoint = dto.saml.entry_point ?? provider.samlEntryPoint;
+        provider.samlIssuer = dto.saml.issuer ?? provider.samlIssuer;
+        provider.samlIdpCertificate = dto.saml.idp_certificate ?? provider.samlIdpCertificate;
+        provider.samlSignAuthnRequests = dto.saml.sign_authn_requests ?? provider.samlSignAuthnRequests;
+      }
+      this.validate(provider, errors);
+      await this.refuseDomainOverlap(em, provider);
+      // updated_at moves on every PATCH: it also keys the cached OIDC discovery.
+      await em.getRepository(SsoProvider).save({ ...provider, updatedAt: new Date() });
+      await this.audit.record(em, actor, {
+        action: 'sso_provider.updated',
+        resourceType: 'sso_provider',
+        resourceId: id,
+        // Field names only: a client secret never reaches the audit log.
+        details: { fields: Object.keys(dto), oidc_fields: Object.keys(dto.oidc ?? {}) },
+      });
+      return toSsoProviderResponse(await this.require(em, id), this.urls);
+    });
+    this.oidcClients.invalidate(id);
+    return result;
+  }
+
+  async delete(actor: Actor, id: string): Promise<void> {
+    await this.tx.run(async (em) => {
+      const provider = await this.require(em, id, true);
+      await em.getRepository(SsoProvider).delete(id);
+      await this.audit.record(em, actor, {
+        action: 'sso_provider.deleted',
+        resourceType: 'sso_provider',
+        resourceId: id,
+        details: { name: provider.name, protocol: provider.protocol },
+      });
+    });
+    this.oidcClients.invalidate(id);
+  }
+
+  /** A provider with its sealed secrets, for the login flows; null when missing. */
+  findWithSecrets(id: string, em: EntityManager = this.providers.manager): Promise<SsoProvider | null> {
+    return this.withSecrets(em.getRepository(SsoProvider).createQueryBuilder('p'))
+      .where('p.id = :id', { id })
+      .getOne();
+  }
+
+  /** The enabled provider whose domains include this one. */
+  findEnabledForDomain(domain: string): Promise<SsoProvider | null> {
+    return this.providers
+      .createQueryBuilder('p')
+      .where('p.isEnabled AND p.domains @> ARRAY[:domain]::text[]', { domain })
+      .orderBy('p.createdAt', 'ASC')
+      .getOne();
+  }
+
+  private withSecrets<Q extends ReturnType<Repository<SsoProvider>['createQueryBuilder']>>(qb: Q): Q {
+    return qb.addSelect(['p.oidcClientSecretSealed', 'p.spPrivateKeySealed']) as Q;
+  }
+
+  private async require(em: EntityManager, id: string, lock = false): Promise<SsoProvider> {
+    const qb = this.withSecrets(em.getRepository(SsoProvider).createQueryBuilder('p')).where('p.id = :id', {
+      id,
+    });
+    if (lock) qb.setLock('pessimistic_write');
+    const provider = await qb.getOne();
+    if (!provider) throw new NotFound('SSO provider', id);
+    return provider;
+  }
+
+  private validate(provider: SsoProvider, errors: FieldError[]): void {
+    if (provider.protocol === 'oidc' && provider.oidcIssuer !== null) {
+      const refused = this.urlRefusal(provider.oidcIssuer);
+      if (refused) errors.push({ field: 'oidc.issuer', message: `oidc.issuer is not usable: ${refused}` });
+      if (!provider.oidcScopes?.includes('openid')) {
+        errors.push({ field: 'oidc.scopes', message: 'oidc.scopes must include openid' });
+      }
+    }
+    if (provider.protocol === 'saml' && provider.samlEntryPoint !== null) {
+      const refused = this.urlRefusal(provider.samlEntryPoint);
+      if (refused) {
+        errors.push({ field: 'saml.entry_point', message: `saml.entry_point is not usable: ${refused}` });
+      }
+      const pem = normalizeCertificate(provider.samlIdpCertificate ?? '');
+      if (pem) provider.samlIdpCertificate = pem;
+      else {
+        errors.push({
+          field: 'saml.idp_certificate',
+          message: 'saml.idp_certificate must be an X.509 certificate (PEM or base64 DER)',
+        });
+      }
+    }
+    if (errors.length) throw new ValidationFailed(errors);
+  }
+
+  /**
+   * HTTPS to a public host; plain http only to a loopback host, and only
+   * when ALLOW_PRIVATE_NETWORK_TARGETS=true (development and tests).
+   */
+  private urlRefusal(raw: string): string | null {
+    const refused = this.safeHttp.refusal(raw);
+    if (refused) return refused;
+    const url = new URL(raw);
+    if (url.protocol === 'http:' && !isLoopbackHost(url.hostname)) return 'it must use https';
+    if (url.hash) return 'it must not have a fragment';
+    return null;
+  }
+
+  /** A domain signs in through at most one enabled provider (409), checked under a lock against races. */
+  private async refuseDomainOverlap(em: EntityManager, provider: SsoProvider): Promise<void> {
+    if (!provider.isEnabled || !provider.domains.length) return;
+    await em.query(`SELECT pg_advisory_xact_lock(hashtext('verity:sso-domains'))`);
+    const clash = await em
+      .getRepository(SsoProvider)
+      .createQueryBuilder('p')
+      .where('p.isEnabled AND p.id <> :id AND p.domains && ARRAY[:...domains]::text[]', {
+        id: provider.id,
+        domains: provider.domains,
+      })
+      .getOne();
+    if (clash) {
+      const taken = provider.domains.filter((d) => clash.domains.includes(d));
+      throw new Conflict(
+        `The domain${taken.length > 1 ? 's' : ''} ${taken.join(', ')} already belong${taken.length > 1 ? '' : 's'} to the enabled SSO provider "${clash.name}".`,
+        'sso_domain_taken',
+      );
+    }
+  }
+}

@@ -1,0 +1,28 @@
+import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { AccountsModule } from '../accounts/accounts.module';
+import { UsersModule } from '../users/users.module';
+import { SsoAssertion } from './entities/sso-assertion.entity';
+import { SsoLoginCode } from './entities/sso-login-code.entity';
+import { SsoPendingLogin } from './entities/sso-pending-login.entity';
+import { SsoProvider } from './entities/sso-provider.entity';
+import { OidcClients } from './oidc-clients';
+import { SamlClients } from './saml-clients';
+import { SsoCleanupService } from './sso-cleanup.service';
+import { SsoLoginController } from './sso-login.controller';
+import { SsoLoginService } from './sso-login.service';
+import { SsoProvidersController } from './sso-providers.controller';
+import { SsoProvidersService } from './sso-providers.service';
+import { SsoUrls } from './sso-urls';
+
+/** Single sign-on with OIDC and SAML identity providers; sessions come from the accounts module. */
+@Module({
+  imports: [
+    UsersModule,
+    AccountsModule,
+    TypeOrmModule.forFeature([SsoProvider, SsoPendingLogin, SsoLoginCode, SsoAssertion]),
+  ],
+  controllers: [SsoProvidersController, SsoLoginController],
+  providers: [SsoProvidersService, SsoLoginService, OidcClients, SamlClients, SsoUrls, SsoCleanupService],
+})
+export class SsoModule {}
