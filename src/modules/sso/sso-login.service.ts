@@ -70,8 +70,16 @@ function firstString(record: Record<string, unknown>, names: string[]): string |
   return undefined;
 }
 
-/** The message of whatever a protocol library threw, for the admin's log. */
-const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error)).slice(0, 300);
+/**
+ * What a protocol library threw, for the admin's log: its message and the
+ * message of its cause (openid-client wraps the precise oauth4webapi error,
+ * such as 'unexpected ID Token "nonce" claim value').
+ */
+function messageOf(error: unknown): string {
+  if (!(error instanceof Error)) return String(error).slice(0, 300);
+  const cause = error.cause instanceof Error ? `: ${error.cause.message}` : '';
+  return `${error.message}${cause}`.slice(0, 300);
+}
 
 /**
  * The browser side of SSO: start a login at the identity provider, finish it
@@ -154,7 +162,7 @@ export class SsoLoginService {
         .createQueryBuilder()
         .delete()
         .where('key_hash = :keyHash', { keyHash })
-        .returning(['provider_id', 'nonce', 'code_verifier_sealed', 'expires_at'])
+        .returning(['providerId', 'nonce', 'codeVerifierSealed', 'expiresAt'])
         .execute();
       const row = (deleted.raw as Record<string, unknown>[])[0] as
         { provider_id: string; nonce: string; code_verifier_sealed: string; expires_at: Date } | undefined;
@@ -202,7 +210,11 @@ export class SsoLoginService {
       if (!EMAIL.test(email))
         throw new SsoLoginFailed('the identity provider sent no email address', provider.id);
       if (profile.email_verified !== true) {
-        throw new SsoLoginFailed(`the identity provider did not mark ${email} as verified`, provider.id);
+        throw new SsoLoginFailed(
+          'the identity provider did not mark the email as verified',
+          provider.id,
+          email,
+        );
       }
       return this.complete(
         provider,
@@ -259,7 +271,7 @@ export class SsoLoginService {
         .insert()
         .values({ providerId: provider.id, assertionId, expiresAt: new Date(keepUntil) })
         .orIgnore()
-        .returning(['assertion_id'])
+        .returning(['assertionId'])
         .execute();
       if (!(stored.raw as unknown[]).length) {
         throw new SsoLoginFailed(`replayed assertion ${assertionId.slice(0, 100)}`, provider.id);
@@ -292,7 +304,7 @@ export class SsoLoginService {
         .createQueryBuilder()
         .delete()
         .where('code_hash = :hash', { hash: tokenHash(code) })
-        .returning(['user_id', 'provider_id', 'expires_at'])
+        .returning(['userId', 'providerId', 'expiresAt'])
         .execute();
       const row = (deleted.raw as { user_id: string; provider_id: string; expires_at: Date }[])[0];
       if (!row || new Date(row.expires_at).getTime() <= Date.now()) return { error: 'invalid' } as const;
