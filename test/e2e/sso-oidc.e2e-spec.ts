@@ -235,7 +235,7 @@ describe('SSO with a real OpenID Connect identity provider', () => {
         refresh_token: expect.any(String),
       });
       expect(tokens.headers['cache-control']).toBe('no-store');
-      expect(tokens.headers['set-cookie'].join(';')).toMatch(/verity_refresh=.*HttpOnly/);
+      expect(String(tokens.headers['set-cookie'])).toMatch(/verity_refresh=.*HttpOnly/);
       const me = await t.http
         .get(`${API}/auth/me`)
         .set('Authorization', `Bearer ${tokens.body.access_token}`)
