@@ -21,12 +21,15 @@ export interface AssertionOptions {
   recipient?: string;
   /** NotOnOrAfter of the conditions and of the subject confirmation, from now (default +5 minutes). */
   validForMs?: number;
+  /** NotOnOrAfter of the conditions alone, when it should differ. */
+  conditionsValidForMs?: number;
   givenName?: string;
 }
 
 /** A SAML 2.0 Response with one assertion, as an IdP would send it (unsigned). */
 export function samlResponseXml(o: AssertionOptions): string {
   const until = ISO(o.validForMs ?? 5 * 60 * 1000);
+  const conditionsUntil = o.conditionsValidForMs === undefined ? until : ISO(o.conditionsValidForMs);
   const notBefore = ISO(Math.min(0, o.validForMs ?? 0) - 10 * 60 * 1000);
   const assertionId = o.assertionId ?? `_a${randomUUID().replace(/-/g, '')}`;
   const destination = o.destination === undefined ? o.acsUrl : o.destination;
@@ -42,7 +45,7 @@ export function samlResponseXml(o: AssertionOptions): string {
     `<saml:SubjectConfirmation Method="urn:oasis:names:tc:SAML:2.0:cm:bearer">` +
     `<saml:SubjectConfirmationData InResponseTo="${o.inResponseTo}" NotOnOrAfter="${until}" Recipient="${o.recipient ?? o.acsUrl}"/>` +
     `</saml:SubjectConfirmation></saml:Subject>` +
-    `<saml:Conditions NotBefore="${notBefore}" NotOnOrAfter="${until}">` +
+    `<saml:Conditions NotBefore="${notBefore}" NotOnOrAfter="${conditionsUntil}">` +
     `<saml:AudienceRestriction><saml:Audience>${o.audience}</saml:Audience></saml:AudienceRestriction></saml:Conditions>` +
     `<saml:AuthnStatement AuthnInstant="${ISO(0)}" SessionIndex="_s${randomUUID()}"><saml:AuthnContext>` +
     `<saml:AuthnContextClassRef>urn:oasis:names:tc:SAML:2.0:ac:classes:PasswordProtectedTransport</saml:AuthnContextClassRef>` +
