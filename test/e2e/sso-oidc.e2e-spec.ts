@@ -224,6 +224,18 @@ describe('SSO with a real OpenID Connect identity provider', () => {
       });
     });
 
+    it('describes the redirects as JSON when asked (Accept: application/json)', async () => {
+      const start = await t.http.get(`${API}/sso/login/${providerId}`).set('Accept', 'application/json');
+      expect(start.status).toBe(200);
+      expect(start.body).toEqual({ location: expect.stringMatching(new RegExp(`^${idp.issuer}/`)) });
+      const back = await signInAtIdp(start.body.location, idp.issuer, email('spa'));
+      const done = await t.http.get(`${back.pathname}${back.search}`).set('Accept', 'application/json');
+      expect(done.status).toBe(200);
+      expect(done.headers['cache-control']).toBe('no-store');
+      const code = new URL(done.body.location).searchParams.get('code');
+      await t.http.post(`${API}/sso/exchange`).send({ code }).expect(200);
+    });
+
     it('signs a new person in end to end (JIT), and the code works once', async () => {
       const person = email('ada');
       const code = await loginCode(providerId, person);

@@ -21,13 +21,28 @@ import {
   DiscoveredProviderResponse,
   ExchangeCodeDto,
   SamlCallbackDto,
+  SsoRedirectResponse,
 } from './dto/sso-login.dto';
 import { SsoProviderParams } from './dto/sso-provider.dto';
 import { SsoLoginService } from './sso-login.service';
 
+const AS_JSON =
+  'With `Accept: application/json` the answer is `200 {location}` instead of the redirect, for a web app that drives the steps itself.';
+
+/** Redirects a browser; describes the redirect to a client that asked for JSON. No answer is cached: it may carry a code. */
+function redirect(req: Request, res: Response, status: 302 | 303, location: string): void {
+  res.setHeader('Cache-Control', 'no-store');
+  if (req.accepts(['html', 'json']) === 'json') {
+    res.status(200).json({ location } satisfies SsoRedirectResponse);
+    return;
+  }
+  res.redirect(status, location);
+}
+
 const LOCATION = { Location: { description: 'Where the browser goes next.', schema: { type: 'string' } } };
 const FINISH =
-  'On success the browser is redirected to `{PUBLIC_BASE_URL}/sso/complete?code=…`: a one-time code, valid 60 seconds, that the web app turns into tokens with `POST /sso/exchange`. A refused login answers a problem instead of a redirect: 401 with a generic detail for any failed check (the exact cause is logged at warn and written to the audit log for the admin), 403 when the verified person may not sign in (unknown email without just-in-time provisioning, deactivated account, or an account created by `default_role: pending` that awaits activation). Every attempt is audited (`sso.login`, `sso.login_failed`).';
+  'On success the browser is redirected to `{PUBLIC_BASE_URL}/sso/complete?code=…`: a one-time code, valid 60 seconds, that the web app turns into tokens with `POST /sso/exchange`. A refused login answers a problem instead of a redirect: 401 with a generic detail for any failed check (the exact cause is logged at warn and written to the audit log for the admin), 403 when the verified person may not sign in (unknown email without just-in-time provisioning, deactivated account, or an account created by `default_role: pending` that awaits activation). Every attempt is audited (`sso.login`, `sso.login_failed`). ' +
+  AS_JSON;
 
 @ApiTags('SSO')
 @Controller('sso')
@@ -57,12 +72,14 @@ export class SsoLoginController {
     operationId: 'startSsoLogin',
     summary: 'Start signing in with an identity provider',
     description:
-      'Redirects (302) to the identity provider: OIDC authorization code flow with PKCE (S256), `state` and `nonce` kept server-side for 10 minutes; SAML SP-initiated HTTP-Redirect with an AuthnRequest (signed when `sign_authn_requests`). A disabled or unknown provider answers 404; an OIDC issuer whose discovery fails answers 502.',
+      'Redirects (302) to the identity provider: OIDC authorization code flow with PKCE (S256), `state` and `nonce` kept server-side for 10 minutes; SAML SP-initiated HTTP-Redirect with an AuthnRequest (signed when `sign_authn_requests`). A disabled or unknown provider answers 404; an OIDC issuer whose discovery fails answers 502. ' +
+      AS_JSON,
   })
   @ApiFoundResponse({ description: 'To the identity provider.', headers: LOCATION })
+  @ApiOkResponse({ type: SsoRedirectResponse, description: 'Asked with `Accept: application/json`.' })
   @ApiProblems(404, 422, 502)
-  async login(@Param() params: SsoProviderParams, @Res() res: Response): Promise<void> {
-    res.redirect(302, await this.logins.begin(params.id));
+  async login(@Param() params: SsoProviderParams, @Req() req: Request, @Res() res: Response): Promise<void> {
+    redirect(req, res, 302, await this.logins.begin(params.id));
   }
 
   @Get('callback')
@@ -76,9 +93,10 @@ export class SsoLoginController {
   @ApiQuery({ name: 'state', required: false, type: String })
   @ApiQuery({ name: 'error', required: false, type: String })
   @ApiFoundResponse({ description: 'To `{PUBLIC_BASE_URL}/sso/complete?code=…`.', headers: LOCATION })
+  @ApiOkResponse({ type: SsoRedirectResponse, description: 'Asked with `Accept: application/json`.' })
   @ApiProblems(401, 403)
   async oidcCallback(@Req() req: Request, @Client() client: ClientInfo, @Res() res: Response): Promise<void> {
-    res.redirect(302, await this.logins.finishOidc(req.query as Record<string, unknown>, client));
+    redirect(req, res, 302, await this.logins.finishOidc(req.query as Record<string, unknown>, client));
   }
 
   @Post('callback')
@@ -91,14 +109,16 @@ export class SsoLoginController {
     description: `Takes the form post of \`SAMLResponse\` (and \`RelayState\`, ignored). It must answer a pending AuthnRequest of this service (InResponseTo, once, within 10 minutes); the assertion must be signed with the provider's \`idp_certificate\`, name \`saml.issuer\` as its audience and this URL as Recipient (and Destination when present), be within NotBefore/NotOnOrAfter, and its ID is accepted only once. The email comes from an \`email\`/\`mail\` attribute or an emailAddress NameID. Bodies are limited to 100 kB. ${FINISH}`,
   })
   @ApiSeeOtherResponse({ description: 'To `{PUBLIC_BASE_URL}/sso/complete?code=…`.', headers: LOCATION })
+  @ApiOkResponse({ type: SsoRedirectResponse, description: 'Asked with `Accept: application/json`.' })
   @ApiProblems(401, 403, 422)
   async samlCallback(
     @Body() form: SamlCallbackDto,
     @Client() client: ClientInfo,
+    @Req() req: Request,
     @Res() res: Response,
   ): Promise<void> {
     // 303: the browser follows with a GET, not a second POST of the assertion.
-    res.redirect(303, await this.logins.finishSaml(form.SAMLResponse, client));
+    redirect(req, res, 303, await this.logins.finishSaml(form.SAMLResponse, client));
   }
 
   @Post('exchange')

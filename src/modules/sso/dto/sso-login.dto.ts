@@ -27,3 +27,9 @@ export class SamlCallbackDto {
   @StringField({ optional: true, max: 1000 })
   RelayState?: string;
 }
+
+/** A redirect described as JSON, for a client that asks with `Accept: application/json` rather than following it. */
+export class SsoRedirectResponse {
+  @ApiProperty({ description: 'The URL the browser would have been redirected to.' })
+  location: string;
+}
