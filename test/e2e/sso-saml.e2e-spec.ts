@@ -196,6 +196,12 @@ describe('SSO with SAML 2.0 (signed assertions from a test IdP key)', () => {
     expectProblem(await post(xml), 401, GENERIC);
   });
 
+  it('accepts one of two concurrent posts of the same response', async () => {
+    const xml = signAssertion(await assertion(), idpKeys);
+    const statuses = (await Promise.all([post(xml), post(xml)])).map((r) => r.status).sort();
+    expect(statuses).toEqual([303, 401]);
+  });
+
   it('accepts an assertion ID only once, even answering a new request', async () => {
     const assertionId = `_a${randomUUID().replace(/-/g, '')}`;
     expect((await post(signAssertion(await assertion({ assertionId }), idpKeys))).status).toBe(303);

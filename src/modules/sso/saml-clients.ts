@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { CacheItem, CacheProvider, SAML, ValidateInResponseTo } from '@node-saml/node-saml';
-import { MoreThan, Repository } from 'typeorm';
+import { Repository } from 'typeorm';
 import { SecretBox } from '../../platform/crypto/secret-box.service';
 import { tokenHash } from '../../platform/crypto/tokens';
 import { SsoPendingLogin } from './entities/sso-pending-login.entity';
@@ -17,14 +17,17 @@ const EMAIL_NAME_ID = 'urn:oasis:names:tc:SAML:1.1:nameid-format:emailAddress';
 export const samlRequestKey = (requestId: string) => tokenHash(`saml:${requestId}`);
 
 /**
- * node-saml's InResponseTo store, in the pending-logins table so that every
- * worker sees it: saved when the AuthnRequest is built, read and removed
- * (single use) when the response comes back.
+ * node-saml's InResponseTo store over the pending-logins table, so that every
+ * worker sees it. A new AuthnRequest is saved here; a response is checked
+ * against the one pending request it was matched to beforehand (no second
+ * read), and that request is consumed by the login's own transaction
+ * (`SsoLoginService`), so node-saml's removal is a no-op.
  */
 class PendingRequestStore implements CacheProvider {
   constructor(
     private readonly pending: Repository<SsoPendingLogin>,
     private readonly providerId: string,
+    private readonly answering: SsoPendingLogin | null,
   ) {}
 
   async saveAsync(key: string, value: string): Promise<CacheItem | null> {
@@ -39,19 +42,17 @@ class PendingRequestStore implements CacheProvider {
     return { value, createdAt };
   }
 
-  async getAsync(key: string): Promise<string | null> {
-    const row = await this.pending.findOneBy({
-      keyHash: samlRequestKey(key),
-      providerId: this.providerId,
-      expiresAt: MoreThan(new Date()),
-    });
-    return row ? row.createdAt.toISOString() : null;
+  getAsync(key: string): Promise<string | null> {
+    const row = this.answering;
+    const live =
+      row?.keyHash === samlRequestKey(key) &&
+      row.providerId === this.providerId &&
+      row.expiresAt.getTime() > Date.now();
+    return Promise.resolve(live ? row.createdAt.toISOString() : null);
   }
 
-  async removeAsync(key: string | null): Promise<string | null> {
-    if (key === null) return null;
-    const result = await this.pending.delete({ keyHash: samlRequestKey(key), providerId: this.providerId });
-    return result.affected ? key : null;
+  removeAsync(key: string | null): Promise<string | null> {
+    return Promise.resolve(key);
   }
 }
 
@@ -64,7 +65,8 @@ export class SamlClients {
     private readonly urls: SsoUrls,
   ) {}
 
-  forProvider(provider: SsoProvider): SAML {
+  /** `answering`: the pending request a response claims to answer (when validating one). */
+  forProvider(provider: SsoProvider, answering: SsoPendingLogin | null = null): SAML {
     const sign = provider.samlSignAuthnRequests && !!provider.spPrivateKeySealed;
     return new SAML({
       callbackUrl: this.urls.callback,
@@ -88,7 +90,7 @@ export class SamlClients {
       // SP-initiated only: every response must answer a request this service sent, once.
       validateInResponseTo: ValidateInResponseTo.always,
       requestIdExpirationPeriodMs: PENDING_LOGIN_MS,
-      cacheProvider: new PendingRequestStore(this.pending, provider.id),
+      cacheProvider: new PendingRequestStore(this.pending, provider.id, answering),
       acceptedClockSkewMs: CLOCK_SKEW_MS,
     });
   }

@@ -2,7 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { DOMParser } from '@xmldom/xmldom';
 import * as oidc from 'openid-client';
-import { Repository } from 'typeorm';
+import { EntityManager, Repository } from 'typeorm';
 import type { ClientInfo } from '../../common/auth/current-actor.decorator';
 import { DomainError, Forbidden, NotFound, Unauthorized } from '../../common/errors/domain-error';
 import { TransactionRunner } from '../../database/transaction-runner';
@@ -92,7 +92,6 @@ export class SsoLoginService {
 
   constructor(
     @InjectRepository(SsoPendingLogin) private readonly pending: Repository<SsoPendingLogin>,
-    @InjectRepository(SsoAssertion) private readonly assertions: Repository<SsoAssertion>,
     private readonly providers: SsoProvidersService,
     private readonly oidcClients: OidcClients,
     private readonly samlClients: SamlClients,
@@ -242,9 +241,9 @@ export class SsoLoginService {
         throw new SsoLoginFailed(`wrong Destination ${envelope.destination.slice(0, 200)}`, provider.id);
       }
       // node-saml checks the signature against idp_certificate, audience, NotBefore/NotOnOrAfter and
-      // InResponseTo (then removes the pending request: single use).
+      // that InResponseTo (of the response and of the subject) is this pending request.
       const { profile } = await this.samlClients
-        .forProvider(provider)
+        .forProvider(provider, pending)
         .validatePostResponseAsync({ SAMLResponse: samlResponse })
         .catch((error: unknown) => {
           throw new SsoLoginFailed(`assertion refused: ${messageOf(error)}`, provider.id);
@@ -265,17 +264,26 @@ export class SsoLoginService {
         Date.now() + PENDING_LOGIN_MS,
         notOnOrAfter ? Date.parse(notOnOrAfter) || 0 : 0,
       );
-      // Accepted once: the second insert of an ID conflicts and returns no row.
-      const stored = await this.assertions
-        .createQueryBuilder()
-        .insert()
-        .values({ providerId: provider.id, assertionId, expiresAt: new Date(keepUntil) })
-        .orIgnore()
-        .returning(['assertionId'])
-        .execute();
-      if (!(stored.raw as unknown[]).length) {
-        throw new SsoLoginFailed(`replayed assertion ${assertionId.slice(0, 100)}`, provider.id);
-      }
+      // Both are spent in the transaction that issues the code: a concurrent second post waits, then finds them gone.
+      const consume = async (em: EntityManager) => {
+        const answered = await em
+          .getRepository(SsoPendingLogin)
+          .delete({ keyHash: pending.keyHash, providerId: provider.id });
+        if (!answered.affected) {
+          throw new SsoLoginFailed('the AuthnRequest was already answered (replayed response)', provider.id);
+        }
+        const stored = await em
+          .getRepository(SsoAssertion)
+          .createQueryBuilder()
+          .insert()
+          .values({ providerId: provider.id, assertionId, expiresAt: new Date(keepUntil) })
+          .orIgnore()
+          .returning(['assertionId'])
+          .execute();
+        if (!(stored.raw as unknown[]).length) {
+          throw new SsoLoginFailed(`replayed assertion ${assertionId.slice(0, 100)}`, provider.id);
+        }
+      };
       const record = profile as unknown as Record<string, unknown>;
       const email = (
         firstString(record, SAML_EMAIL_ATTRIBUTES) ??
@@ -292,6 +300,7 @@ export class SsoLoginService {
           lastName: firstString(record, SAML_SURNAME) ?? '',
         },
         client,
+        consume,
       );
     });
   }
@@ -370,9 +379,15 @@ export class SsoLoginService {
   }
 
   /** A verified identity: the account it signs in (created just in time when allowed) and its one-time code. */
-  private async complete(provider: SsoProvider, identity: Identity, client: ClientInfo): Promise<string> {
+  private async complete(
+    provider: SsoProvider,
+    identity: Identity,
+    client: ClientInfo,
+    consume?: (em: EntityManager) => Promise<void>,
+  ): Promise<string> {
     const outcome = await this.tx.run(
       async (em): Promise<{ code: string } | { refused: 'unknown' | 'pending' | 'inactive' }> => {
+        await consume?.(em);
         let user = await this.users.findByEmailForLogin(identity.email, em);
         let provisioned = false;
         if (!user) {
