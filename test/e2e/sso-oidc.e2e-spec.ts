@@ -3,6 +3,7 @@ import { startApp, TestApp } from '../support/app';
 import { dbQuery } from '../support/db';
 import { bearer, createUser, rootUser, TestUser } from '../support/factories';
 import { OidcIdp, signInAtIdp, startOidcIdp } from '../support/oidc-idp';
+import { freePort } from '../support/server-process';
 import { expectProblem, invalidFields } from '../support/problem';
 
 const API = '/api/v1.0';
@@ -392,6 +393,14 @@ describe('SSO with a real OpenID Connect identity provider', () => {
       });
       expectProblem(await t.http.get(`${API}/sso/discover`).query({ email: 'a@nowhere.example.test' }), 404);
       expectProblem(await t.http.get(`${API}/sso/discover`).query({ email: 'not-an-email' }), 422);
+    });
+
+    it('answers 502 when the issuer cannot be discovered', async () => {
+      const closed = await freePort();
+      const unreachable = await createProvider({
+        oidc: { ...oidcBlock(), issuer: `http://127.0.0.1:${closed}` },
+      });
+      expectProblem(await t.http.get(`${API}/sso/login/${unreachable}`), 502, /could not be reached/);
     });
 
     it('answers 404 for an unknown or disabled provider', async () => {

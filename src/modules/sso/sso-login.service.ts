@@ -4,7 +4,7 @@ import { DOMParser } from '@xmldom/xmldom';
 import * as oidc from 'openid-client';
 import { EntityManager, Repository } from 'typeorm';
 import type { ClientInfo } from '../../common/auth/current-actor.decorator';
-import { DomainError, Forbidden, NotFound, Unauthorized } from '../../common/errors/domain-error';
+import { Forbidden, NotFound, Unauthorized } from '../../common/errors/domain-error';
 import { TransactionRunner } from '../../database/transaction-runner';
 import { AuditService } from '../../platform/audit/audit.service';
 import { SecretBox } from '../../platform/crypto/secret-box.service';
@@ -18,7 +18,7 @@ import { SsoPendingLogin } from './entities/sso-pending-login.entity';
 import { SsoProvider } from './entities/sso-provider.entity';
 import { OidcClients } from './oidc-clients';
 import { PENDING_LOGIN_MS, SamlClients, samlRequestKey } from './saml-clients';
-import { SsoLoginFailed, SsoLoginForbidden, SsoProviderNotFound } from './sso.errors';
+import { IdpUnavailable, SsoLoginFailed, SsoLoginForbidden, SsoProviderNotFound } from './sso.errors';
 import { DEFAULT_OIDC_SCOPES } from './sso.mapper';
 import { SsoProvidersService } from './sso-providers.service';
 import { SsoUrls } from './sso-urls';
@@ -44,14 +44,6 @@ const SAML_SURNAME = [
 
 const oidcStateKey = (state: string) => tokenHash(`oidc:${state}`);
 const verifierContext = (keyHash: string) => `sso_pending_logins.code_verifier:${keyHash}`;
-
-class IdpUnavailable extends DomainError {
-  constructor() {
-    super(502, 'bad-gateway', 'Bad Gateway', 'The identity provider could not be reached: try again later.', {
-      code: 'sso_idp_unavailable',
-    });
-  }
-}
 
 interface Identity {
   email: string;

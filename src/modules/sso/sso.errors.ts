@@ -38,3 +38,12 @@ export class SsoProviderNotFound extends DomainError {
     });
   }
 }
+
+/** Starting a login needs the OIDC discovery document; the identity provider did not answer it. */
+export class IdpUnavailable extends DomainError {
+  constructor() {
+    super(502, 'bad-gateway', 'Bad Gateway', 'The identity provider could not be reached: try again later.', {
+      code: 'sso_idp_unavailable',
+    });
+  }
+}
