@@ -11,7 +11,9 @@ export class SsoProviders1796000000000 implements MigrationInterface {
       `CREATE INDEX "sso_providers_created_idx" ON "sso_providers"  ("created_at", "id") `,
     );
     // Raw: TypeORM cannot declare a GIN index.
-    await queryRunner.query(`CREATE INDEX "sso_providers_domains_idx" ON "sso_providers" USING gin ("domains")`);
+    await queryRunner.query(
+      `CREATE INDEX "sso_providers_domains_idx" ON "sso_providers" USING gin ("domains")`,
+    );
     await queryRunner.query(
       `CREATE TABLE "sso_assertions" ("provider_id" uuid NOT NULL, "assertion_id" text NOT NULL, "expires_at" TIMESTAMP WITH TIME ZONE NOT NULL, CONSTRAINT "PK_f8813d4618fcc8ed989876965ee" PRIMARY KEY ("provider_id", "assertion_id"))`,
     );
