@@ -14,11 +14,12 @@
 // - OIDC: a real oidc-provider IdP runs on loopback; each login is driven through its login and consent forms up to
 //   the redirect back (not followed). The callback then does the real code exchange (PKCE, client_secret_basic),
 //   ID token validation and UserInfo call against that IdP. Its codes live 60 s, so OIDC runs in smaller batches.
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { availableParallelism, loadavg } from 'node:os';
 import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { inflateRawSync } from 'node:zlib';
 import { ROOT, scratchDatabase, startProcess } from './lib.mjs';
 
@@ -89,10 +90,30 @@ function samlResponse({ inResponseTo, email }, keys) {
   return Buffer.from(sig.getSignedXml()).toString('base64');
 }
 
+/**
+ * CPU milliseconds (user + system) the server's processes, the primary and its workers, have used: the cost of a
+ * login apart from how busy the machine is (PostgreSQL's own CPU is not in it). Linux /proc, 100 ticks a second.
+ */
+function serverCpuMs(pid) {
+  const children = execFileSync('ps', ['--ppid', String(pid), '-o', 'pid='], { encoding: 'utf8' })
+    .split('\n')
+    .map((line) => line.trim())
+    .filter(Boolean);
+  let ticks = 0;
+  for (const id of [String(pid), ...children]) {
+    const fields = readFileSync(`/proc/${id}/stat`, 'utf8').split(') ')[1].split(' ');
+    ticks += Number(fields[11]) + Number(fields[12]);
+  }
+  return ticks * 10;
+}
+
+let serverPid;
+
 /** Runs `tasks` with a closed loop of CONCURRENCY clients; answers each one's milliseconds. */
 async function closedLoop(tasks) {
   const times = [];
   let next = 0;
+  const cpuBefore = serverCpuMs(serverPid);
   const started = performance.now();
   await Promise.all(
     Array.from({ length: CONCURRENCY }, async () => {
@@ -104,13 +125,16 @@ async function closedLoop(tasks) {
       }
     }),
   );
-  return { times, seconds: (performance.now() - started) / 1000 };
+  return { times, seconds: (performance.now() - started) / 1000, cpuMs: serverCpuMs(serverPid) - cpuBefore };
 }
 
 const median = (list) => [...list].sort((a, b) => a - b)[Math.floor(list.length / 2)]?.toFixed(1);
 
-function summary(title, { times, seconds }) {
-  console.log(`  (median callback ${median(steps.callback)} ms, exchange ${median(steps.exchange)} ms)`);
+function summary(title, { times, seconds, cpuMs }) {
+  console.log(
+    `  (median callback ${median(steps.callback)} ms, exchange ${median(steps.exchange)} ms; ` +
+      `server CPU ${(cpuMs / times.length).toFixed(1)} ms per login)`,
+  );
   steps.callback = [];
   steps.exchange = [];
   const sorted = [...times].sort((a, b) => a - b);
@@ -213,6 +237,7 @@ async function run() {
     },
   });
   const base = server.base;
+  serverPid = server.pid;
   try {
     await ok(
       await call(base, 'POST', '/auth/register', {
@@ -292,7 +317,7 @@ async function run() {
       );
 
       // OIDC: batches the IdP's 60-second codes outlive.
-      const oidcTimes = { times: [], seconds: 0 };
+      const oidcTimes = { times: [], seconds: 0, cpuMs: 0 };
       for (let done = 0; done < OIDC_LOGINS;) {
         const batch = Math.min(100, OIDC_LOGINS - done);
         const callbacks = [];
@@ -314,6 +339,7 @@ async function run() {
         );
         oidcTimes.times.push(...result.times);
         oidcTimes.seconds += result.seconds;
+        oidcTimes.cpuMs += result.cpuMs;
         done += batch;
       }
       const oidcP99 = summary('OIDC GET /sso/callback (code grant at IdP) + exchange', oidcTimes);
