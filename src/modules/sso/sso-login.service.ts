@@ -1,6 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { DOMParser } from '@xmldom/xmldom';
 import * as oidc from 'openid-client';
 import { EntityManager, Repository } from 'typeorm';
 import type { ClientInfo } from '../../common/auth/current-actor.decorator';
@@ -18,6 +17,7 @@ import { SsoPendingLogin } from './entities/sso-pending-login.entity';
 import { SsoProvider } from './entities/sso-provider.entity';
 import { OidcClients } from './oidc-clients';
 import { PENDING_LOGIN_MS, SamlClients, samlRequestKey } from './saml-clients';
+import { assertionFacts, firstString, readEnvelope } from './saml-response';
 import { IdpUnavailable, SsoLoginFailed, SsoLoginForbidden, SsoProviderNotFound } from './sso.errors';
 import { DEFAULT_OIDC_SCOPES } from './sso.mapper';
 import { SsoProvidersService } from './sso-providers.service';
@@ -25,23 +25,6 @@ import { SsoUrls } from './sso-urls';
 
 export const LOGIN_CODE_MS = 60 * 1000;
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
-const SAML_EMAIL_ATTRIBUTES = [
-  'email',
-  'mail',
-  'http://schemas.xmlsoap.org/ws/2005/05/identity/claims/emailaddress',
-];
-const SAML_GIVEN_NAME = [
-  'givenName',
-  'firstName',
-  'http://schemas.xmlsoap.org/ws/2005/05/identity/claims/givenname',
-];
-const SAML_SURNAME = [
-  'sn',
-  'surname',
-  'lastName',
-  'http://schemas.xmlsoap.org/ws/2005/05/identity/claims/surname',
-];
-
 const oidcStateKey = (state: string) => tokenHash(`oidc:${state}`);
 const verifierContext = (keyHash: string) => `sso_pending_logins.code_verifier:${keyHash}`;
 
@@ -49,17 +32,6 @@ interface Identity {
   email: string;
   firstName: string;
   lastName: string;
-}
-
-type XmlJs = Record<string, unknown> & { $?: Record<string, string> };
-
-function firstString(record: Record<string, unknown>, names: string[]): string | undefined {
-  for (const name of names) {
-    const value = record[name];
-    const first = Array.isArray(value) ? (value[0] as unknown) : value;
-    if (typeof first === 'string' && first.trim()) return first.trim();
-  }
-  return undefined;
 }
 
 /**
@@ -222,7 +194,8 @@ export class SsoLoginService {
   /** The SAML HTTP-POST binding: where the browser goes next. */
   finishSaml(samlResponse: string, client: ClientInfo): Promise<string> {
     return this.guarded(client, async () => {
-      const envelope = this.readEnvelope(samlResponse);
+      const envelope = readEnvelope(samlResponse);
+      if (!envelope) throw new SsoLoginFailed('the SAMLResponse is not a SAML Response document', null);
       if (!envelope.inResponseTo) {
         throw new SsoLoginFailed('unsolicited response: it answers no AuthnRequest (InResponseTo)', null);
       }
@@ -240,21 +213,20 @@ export class SsoLoginService {
         .catch((error: unknown) => {
           throw new SsoLoginFailed(`assertion refused: ${messageOf(error)}`, provider.id);
         });
-      if (!profile?.getAssertion) throw new SsoLoginFailed('the response holds no assertion', provider.id);
-      const assertion = (profile.getAssertion() as { Assertion: XmlJs }).Assertion;
-      const subject = (assertion.Subject as XmlJs[] | undefined)?.[0];
-      const confirmations = ((subject?.SubjectConfirmation as XmlJs[] | undefined) ?? []).map(
-        (c) => (c.SubjectConfirmationData as XmlJs[] | undefined)?.[0]?.$ ?? {},
-      );
-      if (!confirmations.some((data) => data.Recipient === this.urls.callback)) {
+      const facts = profile ? assertionFacts(profile) : null;
+      if (!facts) throw new SsoLoginFailed('the response holds no assertion', provider.id);
+      if (!facts.recipients.includes(this.urls.callback)) {
         throw new SsoLoginFailed('wrong or missing Recipient in SubjectConfirmationData', provider.id);
       }
-      const assertionId = assertion.$?.ID;
+      const assertionId = facts.id;
       if (!assertionId) throw new SsoLoginFailed('the assertion has no ID', provider.id);
-      const notOnOrAfter = (assertion.Conditions as XmlJs[] | undefined)?.[0]?.$?.NotOnOrAfter;
+      if (!EMAIL.test(facts.email)) {
+        throw new SsoLoginFailed('the assertion names no email address', provider.id);
+      }
+      // Remembered at least until the assertion expires (then it is refused anyway).
       const keepUntil = Math.max(
         Date.now() + PENDING_LOGIN_MS,
-        notOnOrAfter ? Date.parse(notOnOrAfter) || 0 : 0,
+        facts.notOnOrAfter ? Date.parse(facts.notOnOrAfter) || 0 : 0,
       );
       // Both are spent in the transaction that issues the code: a concurrent second post waits, then finds them gone.
       const consume = async (em: EntityManager) => {
@@ -276,21 +248,9 @@ export class SsoLoginService {
           throw new SsoLoginFailed(`replayed assertion ${assertionId.slice(0, 100)}`, provider.id);
         }
       };
-      const record = profile as unknown as Record<string, unknown>;
-      const email = (
-        firstString(record, SAML_EMAIL_ATTRIBUTES) ??
-        (profile.nameIDFormat?.endsWith(':emailAddress') ? profile.nameID : '')
-      )
-        .trim()
-        .toLowerCase();
-      if (!EMAIL.test(email)) throw new SsoLoginFailed('the assertion names no email address', provider.id);
       return this.complete(
         provider,
-        {
-          email,
-          firstName: firstString(record, SAML_GIVEN_NAME) ?? '',
-          lastName: firstString(record, SAML_SURNAME) ?? '',
-        },
+        { email: facts.email, firstName: facts.firstName, lastName: facts.lastName },
         client,
         consume,
       );
@@ -342,32 +302,6 @@ export class SsoLoginService {
     const provider = await this.providers.findWithSecrets(id);
     if (!provider?.isEnabled) throw new SsoLoginFailed('the provider was disabled or deleted', id);
     return provider;
-  }
-
-  /** The Response element's InResponseTo and Destination, read before anything is trusted. */
-  private readEnvelope(samlResponse: string): { inResponseTo: string | null; destination: string | null } {
-    const xml = Buffer.from(samlResponse, 'base64').toString('utf8');
-    let root: Element | null = null;
-    try {
-      const errors: string[] = [];
-      const doc = new DOMParser({
-        errorHandler: {
-          warning: () => undefined,
-          error: (m) => errors.push(m),
-          fatalError: (m) => errors.push(m),
-        },
-      }).parseFromString(xml, 'text/xml');
-      if (!errors.length) root = doc.documentElement;
-    } catch {
-      root = null;
-    }
-    if (!root || root.localName !== 'Response') {
-      throw new SsoLoginFailed('the SAMLResponse is not a SAML Response document', null);
-    }
-    return {
-      inResponseTo: root.getAttribute('InResponseTo') || null,
-      destination: root.getAttribute('Destination') || null,
-    };
   }
 
   /** A verified identity: the account it signs in (created just in time when allowed) and its one-time code. */
