@@ -35,7 +35,8 @@ export async function createApp(options: AppModuleOptions): Promise<NestExpressA
   app.use(legacyPathMiddleware);
   app.use(cookieParser());
   // The parsers Nest would add at init, added here so that the body check runs right after them.
-  app.useBodyParser('json');
+  // SCIM clients send application/scim+json.
+  app.useBodyParser('json', { type: ['application/json', 'application/scim+json'] });
   app.useBodyParser('urlencoded', { extended: true });
   app.use(storableBodyMiddleware);
   app.setGlobalPrefix(API_PREFIX);

@@ -20,6 +20,7 @@ import { PoliciesModule } from './modules/policies/policies.module';
 import { QualityModule } from './modules/quality/quality.module';
 import { QueryModule } from './modules/query/query.module';
 import { ReportsModule } from './modules/reports/reports.module';
+import { ScimModule } from './modules/scim/scim.module';
 import { RisksModule } from './modules/risks/risks.module';
 import { RateLimitGuard } from './modules/rate-limits/rate-limit.guard';
 import { RateLimitsModule } from './modules/rate-limits/rate-limits.module';
@@ -86,6 +87,7 @@ export class AppModule {
         RisksModule,
         PoliciesModule,
         ReportsModule,
+        ScimModule,
       ],
       providers: [
         { provide: APP_FILTER, useClass: ProblemDetailsFilter },

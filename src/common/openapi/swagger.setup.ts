@@ -139,6 +139,14 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
       },
       'bearer',
     )
+    .addBearerAuth(
+      {
+        type: 'http',
+        scheme: 'bearer',
+        description: 'A SCIM token from POST /admin/scim-tokens (SCIM routes only).',
+      },
+      'scim',
+    )
     .addOAuth2(
       { type: 'oauth2', flows: { password: { tokenUrl: '/api/v1.0/auth/token', scopes: {} } } },
       'oauth2',

@@ -23,7 +23,7 @@ export class ScimAndOnboarding1796100000000 implements MigrationInterface {
       `CREATE UNIQUE INDEX "scim_tokens_token_hash_key" ON "scim_tokens"  ("token_hash") `,
     );
     await queryRunner.query(
-      `CREATE TABLE "scim_users" ("user_id" uuid NOT NULL, "external_id" text, "created_at" TIMESTAMP WITH TIME ZONE NOT NULL DEFAULT now(), "updated_at" TIMESTAMP WITH TIME ZONE NOT NULL DEFAULT now(), CONSTRAINT "PK_c3073abd55c09b51fb5873ef040" PRIMARY KEY ("user_id"))`,
+      `CREATE TABLE "scim_users" ("user_id" uuid NOT NULL, "external_id" text, "deleted_at" TIMESTAMP WITH TIME ZONE, "created_at" TIMESTAMP WITH TIME ZONE NOT NULL DEFAULT now(), "updated_at" TIMESTAMP WITH TIME ZONE NOT NULL DEFAULT now(), CONSTRAINT "PK_c3073abd55c09b51fb5873ef040" PRIMARY KEY ("user_id"))`,
     );
     await queryRunner.query(`CREATE INDEX "scim_users_external_id_idx" ON "scim_users"  ("external_id") `);
     await queryRunner.query(`CREATE INDEX "products_created_by_idx" ON "products"  ("created_by") `);

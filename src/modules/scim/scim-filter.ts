@@ -15,11 +15,7 @@ export type CompareOp = (typeof COMPARE_OPS)[number];
 const UNSUPPORTED_OPS = new Set(['gt', 'ge', 'lt', 'le']);
 const MAX_FILTER_LENGTH = 2000;
 
-type Token =
-  | { t: 'word'; v: string }
-  | { t: 'string'; v: string }
-  | { t: '(' }
-  | { t: ')' };
+type Token = { t: 'word'; v: string } | { t: 'string'; v: string } | { t: '(' } | { t: ')' };
 
 function invalid(detail: string): ScimError {
   return new ScimError(400, `The filter is not valid: ${detail}`, 'invalidFilter');
@@ -181,7 +177,9 @@ export function compileFilter(
         return `NOT (${walk(n.node)})`;
       case 'present': {
         const col = column(n.attr);
-        return col.type === 'string' ? `(${col.sql} IS NOT NULL AND ${col.sql} <> '')` : `${col.sql} IS NOT NULL`;
+        return col.type === 'string'
+          ? `(${col.sql} IS NOT NULL AND ${col.sql} <> '')`
+          : `${col.sql} IS NOT NULL`;
       }
       case 'compare':
         return compare(column(n.attr), n.op, n.value, n.attr);
@@ -207,7 +205,8 @@ export function compileFilter(
       }
     }
     const exact = col.caseExact || col.type === 'uuid';
-    const target = exact || col.lowercased ? col.sql + (col.type === 'uuid' ? '::text' : '') : `lower(${col.sql})`;
+    const target =
+      exact || col.lowercased ? col.sql + (col.type === 'uuid' ? '::text' : '') : `lower(${col.sql})`;
     const text = exact ? value : value.toLowerCase();
     switch (op) {
       case 'eq':

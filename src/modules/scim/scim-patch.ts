@@ -202,7 +202,8 @@ export function applyGroupPatch(state: ScimGroupState, operations: PatchOperatio
       if (op === 'remove') throw invalidValue('"displayName" cannot be removed.');
       next.displayName = requireString(value, 'displayName');
     } else if (lowered === 'externalid') {
-      next.externalId = op === 'remove' || value === null ? null : requireString(value, 'externalId', true) || null;
+      next.externalId =
+        op === 'remove' || value === null ? null : requireString(value, 'externalId', true) || null;
     }
   };
   for (const operation of operations) {

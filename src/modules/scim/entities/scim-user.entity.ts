@@ -1,4 +1,13 @@
-import { Column, CreateDateColumn, Entity, Index, JoinColumn, OneToOne, PrimaryColumn, UpdateDateColumn } from 'typeorm';
+import {
+  Column,
+  CreateDateColumn,
+  Entity,
+  Index,
+  JoinColumn,
+  OneToOne,
+  PrimaryColumn,
+  UpdateDateColumn,
+} from 'typeorm';
 import { User } from '../../users/entities/user.entity';
 
 /** What SCIM keeps beside a user: the identity provider's id for them. */
@@ -14,6 +23,10 @@ export class ScimUser {
 
   @Column('text', { nullable: true })
   externalId: string | null;
+
+  /** Deleted through SCIM: the account stays, deactivated, but SCIM no longer shows it. */
+  @Column('timestamptz', { nullable: true })
+  deletedAt: Date | null;
 
   @CreateDateColumn({ type: 'timestamptz' })
   createdAt: Date;
