@@ -21,6 +21,7 @@ import { QualityModule } from './modules/quality/quality.module';
 import { QueryModule } from './modules/query/query.module';
 import { ReportsModule } from './modules/reports/reports.module';
 import { ScimModule } from './modules/scim/scim.module';
+import { PermissionsModule } from './modules/permissions/permissions.module';
 import { RisksModule } from './modules/risks/risks.module';
 import { RateLimitGuard } from './modules/rate-limits/rate-limit.guard';
 import { RateLimitsModule } from './modules/rate-limits/rate-limits.module';
@@ -88,6 +89,7 @@ export class AppModule {
         PoliciesModule,
         ReportsModule,
         ScimModule,
+        PermissionsModule,
       ],
       providers: [
         { provide: APP_FILTER, useClass: ProblemDetailsFilter },
