@@ -22,6 +22,7 @@ import { QueryModule } from './modules/query/query.module';
 import { ReportsModule } from './modules/reports/reports.module';
 import { ScimModule } from './modules/scim/scim.module';
 import { PermissionsModule } from './modules/permissions/permissions.module';
+import { OnboardingModule } from './modules/onboarding/onboarding.module';
 import { RisksModule } from './modules/risks/risks.module';
 import { RateLimitGuard } from './modules/rate-limits/rate-limit.guard';
 import { RateLimitsModule } from './modules/rate-limits/rate-limits.module';
@@ -90,6 +91,7 @@ export class AppModule {
         ReportsModule,
         ScimModule,
         PermissionsModule,
+        OnboardingModule,
       ],
       providers: [
         { provide: APP_FILTER, useClass: ProblemDetailsFilter },
