@@ -8,6 +8,7 @@ type Operation = {
   responses?: Record<string, unknown>;
   'x-public'?: boolean;
   'x-rate-limit'?: { exempt?: boolean; counted?: boolean };
+  'x-required-credential'?: string;
 };
 
 const integerHeader = (description: string) => ({ description, schema: { type: 'integer' } });
@@ -22,6 +23,23 @@ const RATE_LIMITED = {
     'X-RateLimit-Reset': integerHeader('Unix time (seconds) when that window resets.'),
   },
   content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/ProblemDetails' } } },
+};
+
+/** On SCIM routes (RFC 7644) a 429 is a SCIM error body. */
+const SCIM_RATE_LIMITED = {
+  ...RATE_LIMITED,
+  content: {
+    'application/scim+json': {
+      schema: {
+        type: 'object',
+        properties: {
+          schemas: { type: 'array', items: { type: 'string' } },
+          status: { type: 'string', example: '429' },
+          detail: { type: 'string' },
+        },
+      },
+    },
+  },
 };
 
 const problemResponse = (description: string) => ({
@@ -162,14 +180,20 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
     for (const method of METHODS) {
       const operation = (path as Record<string, Operation | undefined>)[method];
       if (!operation) continue;
-      if (method === 'post') documentIdempotencyKey(operation);
+      // SCIM routes take SCIM tokens and answer SCIM errors; their clients never send Idempotency-Key.
+      const scim = operation['x-required-credential'] === 'scim-token';
+      if (method === 'post' && !scim) documentIdempotencyKey(operation);
       operation.responses ??= {};
       if (!Object.keys(operation.responses).some((status) => status.startsWith('4'))) {
         operation.responses['422'] = UNSTORABLE_INPUT;
       }
       const limits = operation['x-rate-limit'];
       if (!limits?.exempt && limits?.counted !== false) {
-        operation.responses['429'] ??= RATE_LIMITED;
+        operation.responses['429'] ??= scim ? SCIM_RATE_LIMITED : RATE_LIMITED;
+      }
+      if (scim) {
+        operation.security = [{ scim: [] }];
+        continue;
       }
       if (operation['x-public']) {
         operation.security = [];
