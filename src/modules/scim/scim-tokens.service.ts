@@ -4,6 +4,7 @@ import { DataSource, IsNull, Repository } from 'typeorm';
 import type { Actor } from '../../common/auth/actor';
 import { NotFound, ValidationFailed } from '../../common/errors/domain-error';
 import type { Page } from '../../common/http/page.dto';
+import { PreparedQueries } from '../../database/prepared-queries';
 import { TransactionRunner } from '../../database/transaction-runner';
 import { AuditService } from '../../platform/audit/audit.service';
 import { randomToken, tokenHash } from '../../platform/crypto/tokens';
@@ -41,6 +42,7 @@ export class ScimTokensService {
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly tx: TransactionRunner,
     private readonly audit: AuditService,
+    private readonly prepared: PreparedQueries,
   ) {}
 
   async create(actor: Actor, dto: CreateScimTokenDto): Promise<CreatedScimTokenResponse> {
@@ -106,11 +108,12 @@ export class ScimTokensService {
   /** The id of a live token, or null; `last_used_at` is written at most once a minute. */
   async authenticate(secret: string): Promise<string | null> {
     if (!secret.startsWith(SCIM_TOKEN_PREFIX)) return null;
-    const [row] = (await this.dataSource.query(
+    // On every SCIM request: a prepared statement over the unique hash index.
+    const [row] = await this.prepared.query<{ id: string; last_used_at: Date | null }>(
       `SELECT id, last_used_at FROM scim_tokens
         WHERE token_hash = $1 AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now())`,
       [tokenHash(secret)],
-    )) as { id: string; last_used_at: Date | null }[];
+    );
     if (!row) return null;
     if (!row.last_used_at || Date.now() - row.last_used_at.getTime() >= LAST_USED_RESOLUTION_SECONDS * 1000) {
       try {

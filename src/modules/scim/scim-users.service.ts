@@ -34,9 +34,10 @@ const USER_COLUMNS: Record<string, FilterColumn> = {
 
 // SCIM reads the account with its SCIM link in one query: the users table belongs to the users
 // module, read here (never written) so that a filtered page is one indexed round trip.
-const SELECT_USERS = `SELECT u.id, u.email, u.first_name, u.last_name, u.is_active, su.external_id, u.created_at,
-       GREATEST(u.updated_at, su.updated_at) AS updated_at
-  FROM users u LEFT JOIN scim_users su ON su.user_id = u.id`;
+const USER_FIELDS = `u.id, u.email, u.first_name, u.last_name, u.is_active, su.external_id, u.created_at,
+       GREATEST(u.updated_at, su.updated_at) AS updated_at`;
+const FROM_USERS = 'FROM users u LEFT JOIN scim_users su ON su.user_id = u.id';
+const SELECT_USERS = `SELECT ${USER_FIELDS} ${FROM_USERS}`;
 const VISIBLE = 'su.deleted_at IS NULL';
 
 const DEPROVISIONED = 'scim_deprovisioned';
@@ -71,20 +72,39 @@ export class ScimUsersService {
       values = compiled.params;
     }
     const n = values.length;
-    const [rows, [{ total }]] = await Promise.all([
-      count === 0
-        ? Promise.resolve([] as ScimUserRow[])
-        : (this.dataSource.query(
-            `${SELECT_USERS} WHERE ${where} ORDER BY u.created_at, u.id OFFSET $${n + 1} LIMIT $${n + 2}`,
-            [...values, startIndex - 1, count],
-          ) as Promise<ScimUserRow[]>),
-      this.dataSource.query(
-        `SELECT count(*)::int AS total FROM users u LEFT JOIN scim_users su ON su.user_id = u.id WHERE ${where}`,
-        values,
-      ) as Promise<{ total: number }[]>,
-    ]);
+    const pageSql = (fields: string) =>
+      `SELECT ${fields} ${FROM_USERS} WHERE ${where} ORDER BY u.created_at, u.id OFFSET $${n + 1} LIMIT $${n + 2}`;
+    const pageValues = [...values, startIndex - 1, Math.max(count, 1)];
+    const countTotal = async () =>
+      (
+        (await this.dataSource.query(
+          `SELECT count(*)::int AS total ${FROM_USERS} WHERE ${where}`,
+          values,
+        )) as {
+          total: number;
+        }[]
+      )[0].total;
+    let rows: ScimUserRow[];
+    let total: number;
+    if (params.filter) {
+      // A filtered page (typically `userName eq`, one row) in one round trip, its total alongside;
+      // counted apart only for a page past the end.
+      const found = (await this.dataSource.query(
+        pageSql(`${USER_FIELDS}, count(*) OVER () AS total`),
+        pageValues,
+      )) as (ScimUserRow & { total: string })[];
+      rows = found;
+      total = found.length ? Number(found[0].total) : startIndex > 1 ? await countTotal() : 0;
+    } else {
+      // Unfiltered, the page walks the created_at index; a window count would visit every account.
+      [rows, total] = await Promise.all([
+        this.dataSource.query(pageSql(USER_FIELDS), pageValues) as Promise<ScimUserRow[]>,
+        countTotal(),
+      ]);
+    }
+    const page = count === 0 ? [] : rows;
     return listResponse(
-      rows.map((row) => toScimUser(row, this.base)),
+      page.map((row) => toScimUser(row, this.base)),
       total,
       startIndex,
     );
