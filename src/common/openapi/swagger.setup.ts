@@ -25,23 +25,6 @@ const RATE_LIMITED = {
   content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/ProblemDetails' } } },
 };
 
-/** On SCIM routes (RFC 7644) a 429 is a SCIM error body. */
-const SCIM_RATE_LIMITED = {
-  ...RATE_LIMITED,
-  content: {
-    'application/scim+json': {
-      schema: {
-        type: 'object',
-        properties: {
-          schemas: { type: 'array', items: { type: 'string' } },
-          status: { type: 'string', example: '429' },
-          detail: { type: 'string' },
-        },
-      },
-    },
-  },
-};
-
 const problemResponse = (description: string) => ({
   description,
   content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/ProblemDetails' } } },
@@ -189,7 +172,7 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
       }
       const limits = operation['x-rate-limit'];
       if (!limits?.exempt && limits?.counted !== false) {
-        operation.responses['429'] ??= scim ? SCIM_RATE_LIMITED : RATE_LIMITED;
+        operation.responses['429'] ??= RATE_LIMITED;
       }
       if (scim) {
         operation.security = [{ scim: [] }];

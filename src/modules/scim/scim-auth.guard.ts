@@ -10,6 +10,7 @@ import {
 import { ApiBearerAuth, ApiExtension, ApiResponse } from '@nestjs/swagger';
 import type { Request } from 'express';
 import { ACCESS_POLICY, AccessPolicy } from '../../common/auth/access-policy';
+import { NoRateLimit } from '../../common/http/rate-limit.decorators';
 import { ScimExceptionFilter } from './scim-exception.filter';
 import { SCIM_CONTENT_TYPE, SCIM_ERROR_SCHEMA_REF } from './scim-resources';
 import { ScimTokensService } from './scim-tokens.service';
@@ -53,13 +54,18 @@ export function ApiScimErrors(...statuses: number[]) {
 
 /**
  * A SCIM route: a SCIM token (never a user JWT or API key) is required, and
- * every error is written as a SCIM error body.
+ * every error is written as a SCIM error body. SCIM is exempt from the
+ * general rate limits: its requests carry no user, so they would count
+ * against the anonymous per-address tier (60 a minute), which an identity
+ * provider's full sync exceeds at once; the tokens are 256-bit random, so
+ * the exemption does not make guessing one practical.
  */
 export function ScimRoute() {
   return applyDecorators(
     SetMetadata(ACCESS_POLICY, { kind: 'scim' } satisfies AccessPolicy),
     UseGuards(ScimAuthGuard),
     UseFilters(ScimExceptionFilter),
+    NoRateLimit(),
     ApiBearerAuth('scim'),
     ApiExtension('x-required-credential', 'scim-token'),
     ApiScimErrors(401),
