@@ -333,6 +333,12 @@ describe('SCIM 2.0', () => {
         (r: { id: string }) => r.id,
       );
       expect(seen).toEqual(created);
+      // Unfiltered (Okta's first call): every visible account; count is capped at 200.
+      const all = await t.http.get(`${SCIM}/Users`).query({ startIndex: 1, count: 1 }).set(scim());
+      expect(all.body).toEqual(expect.objectContaining({ startIndex: 1, itemsPerPage: 1 }));
+      expect(all.body.totalResults).toBeGreaterThanOrEqual(5);
+      const capped = await t.http.get(`${SCIM}/Users`).query({ count: 5000 }).set(scim());
+      expect(capped.body.itemsPerPage).toBe(Math.min(200, capped.body.totalResults));
       const countOnly = await page(1, 0);
       expect(countOnly).toEqual(expect.objectContaining({ totalResults: 5, itemsPerPage: 0, Resources: [] }));
     });
