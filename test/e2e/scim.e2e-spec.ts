@@ -172,6 +172,14 @@ describe('SCIM 2.0', () => {
       expect(types.body.Resources.map((r: { id: string }) => r.id)).toEqual(['User', 'Group']);
       const schemas = await t.http.get(`${SCIM}/Schemas`).set(scim());
       expect(schemas.body.Resources.map((r: { id: string }) => r.id)).toEqual([USER_SCHEMA, GROUP_SCHEMA]);
+      const userSchema = await t.http.get(`${SCIM}/Schemas/${USER_SCHEMA}`).set(scim());
+      expect(userSchema.status).toBe(200);
+      expect(userSchema.body.attributes.map((a: { name: string }) => a.name)).toEqual(
+        expect.arrayContaining(['userName', 'externalId', 'name', 'emails', 'active']),
+      );
+      expect((await t.http.get(`${SCIM}/ResourceTypes/Group`).set(scim())).body.endpoint).toBe('/Groups');
+      expectScimError(await t.http.get(`${SCIM}/ResourceTypes/Device`).set(scim()), 404);
+      expectScimError(await t.http.get(`${SCIM}/Schemas/urn:nope`).set(scim()), 404);
     });
   });
 

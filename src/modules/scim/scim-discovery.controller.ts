@@ -1,10 +1,19 @@
-import { Controller, Get, Header, Inject } from '@nestjs/common';
+import { Controller, Get, Header, Inject, Param } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { APP_CONFIG, AppConfig } from '../../config/app.config';
 import { ScimRoute } from './scim-auth.guard';
 import { ScimDocument } from './scim-docs';
 import { scimBase } from './scim-input';
-import { resourceTypes, schemas, SCIM_CONTENT_TYPE, serviceProviderConfig } from './scim-resources';
+import { ScimIdParams } from './dto/scim-query.dto';
+import { ApiScimErrors } from './scim-auth.guard';
+import {
+  listResponse,
+  resourceTypeList,
+  schemaList,
+  SCIM_CONTENT_TYPE,
+  serviceProviderConfig,
+} from './scim-resources';
+import { ScimError } from './scim.errors';
 
 @ApiTags('SCIM')
 @Controller('scim/v2')
@@ -34,7 +43,20 @@ export class ScimDiscoveryController {
   @ApiOperation({ operationId: 'scimResourceTypes', summary: 'SCIM: the resource types (User, Group)' })
   @ScimDocument('A ListResponse of ResourceType documents.')
   scimResourceTypes() {
-    return resourceTypes(this.base);
+    const types = resourceTypeList(this.base);
+    return listResponse(types, types.length, 1);
+  }
+
+  @Get('ResourceTypes/:id')
+  @ScimRoute()
+  @Header('Content-Type', SCIM_CONTENT_TYPE)
+  @ApiOperation({ operationId: 'scimGetResourceType', summary: 'SCIM: one resource type (User or Group)' })
+  @ScimDocument('The ResourceType document.')
+  @ApiScimErrors(404)
+  scimGetResourceType(@Param() params: ScimIdParams) {
+    const found = resourceTypeList(this.base).find((type) => type.id === params.id);
+    if (!found) throw new ScimError(404, `No resource type ${params.id}.`);
+    return found;
   }
 
   @Get('Schemas')
@@ -43,6 +65,19 @@ export class ScimDiscoveryController {
   @ApiOperation({ operationId: 'scimSchemas', summary: 'SCIM: the User and Group schemas' })
   @ScimDocument('A ListResponse of Schema documents.')
   scimSchemas() {
-    return schemas(this.base);
+    const schemas = schemaList(this.base);
+    return listResponse(schemas, schemas.length, 1);
+  }
+
+  @Get('Schemas/:id')
+  @ScimRoute()
+  @Header('Content-Type', SCIM_CONTENT_TYPE)
+  @ApiOperation({ operationId: 'scimGetSchema', summary: 'SCIM: one schema, by its URN' })
+  @ScimDocument('The Schema document.')
+  @ApiScimErrors(404)
+  scimGetSchema(@Param() params: ScimIdParams) {
+    const found = schemaList(this.base).find((schema) => schema.id === params.id);
+    if (!found) throw new ScimError(404, `No schema ${params.id}.`);
+    return found;
   }
 }

@@ -128,8 +128,8 @@ export function serviceProviderConfig(base: string) {
   };
 }
 
-export function resourceTypes(base: string) {
-  const types = [
+export function resourceTypeList(base: string) {
+  return [
     {
       schemas: ['urn:ietf:params:scim:schemas:core:2.0:ResourceType'],
       id: 'User',
@@ -150,7 +150,6 @@ export function resourceTypes(base: string) {
       meta: { resourceType: 'ResourceType', location: `${base}/ResourceTypes/Group` },
     },
   ];
-  return listResponse(types, types.length, 1);
 }
 
 const attribute = (
@@ -169,7 +168,7 @@ const attribute = (
   ...extra,
 });
 
-export function schemas(base: string) {
+export function schemaList(base: string) {
   const user = {
     schemas: ['urn:ietf:params:scim:schemas:core:2.0:Schema'],
     id: USER_SCHEMA,
@@ -225,5 +224,5 @@ export function schemas(base: string) {
     ],
     meta: { resourceType: 'Schema', location: `${base}/Schemas/${GROUP_SCHEMA}` },
   };
-  return listResponse([user, group], 2, 1);
+  return [user, group];
 }
