@@ -184,7 +184,7 @@ export class ScimUsersService {
   async delete(id: string, tokenId: string, ifMatch?: string): Promise<void> {
     await this.tx.run(async (em) => {
       const before = await this.state(em, id, { ifMatch });
-      await this.applyState(em, id, before, { ...before, active: false }, tokenId, 'scim.user_patched');
+      await this.applyState(em, id, before, { ...before, active: false }, tokenId, 'scim.user_deactivated');
       await this.link(em, id, before.externalId, true);
       await this.audit.record(em, null, {
         action: 'scim.user_deleted',
