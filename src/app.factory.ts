@@ -14,6 +14,7 @@ import {
 import { setupSwagger } from './common/openapi/swagger.setup';
 import { createValidationPipe } from './common/validation/validation.pipe';
 import { AppLogger } from './platform/logging/app-logger';
+import { scimBodyErrorMiddleware } from './modules/scim/scim-body-error.middleware';
 import { MetricsService } from './platform/metrics/metrics.service';
 
 /** Builds the configured application; used by main.ts and by the e2e tests alike. */
@@ -35,8 +36,10 @@ export async function createApp(options: AppModuleOptions): Promise<NestExpressA
   app.use(legacyPathMiddleware);
   app.use(cookieParser());
   // The parsers Nest would add at init, added here so that the body check runs right after them.
-  app.useBodyParser('json');
+  // SCIM clients send application/scim+json.
+  app.useBodyParser('json', { type: ['application/json', 'application/scim+json'] });
   app.useBodyParser('urlencoded', { extended: true });
+  app.use(scimBodyErrorMiddleware);
   app.use(storableBodyMiddleware);
   app.setGlobalPrefix(API_PREFIX);
   app.useGlobalPipes(createValidationPipe());

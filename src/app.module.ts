@@ -20,6 +20,9 @@ import { PoliciesModule } from './modules/policies/policies.module';
 import { QualityModule } from './modules/quality/quality.module';
 import { QueryModule } from './modules/query/query.module';
 import { ReportsModule } from './modules/reports/reports.module';
+import { ScimModule } from './modules/scim/scim.module';
+import { PermissionsModule } from './modules/permissions/permissions.module';
+import { OnboardingModule } from './modules/onboarding/onboarding.module';
 import { RisksModule } from './modules/risks/risks.module';
 import { RateLimitGuard } from './modules/rate-limits/rate-limit.guard';
 import { RateLimitsModule } from './modules/rate-limits/rate-limits.module';
@@ -88,6 +91,9 @@ export class AppModule {
         PoliciesModule,
         ReportsModule,
         SsoModule,
+        ScimModule,
+        PermissionsModule,
+        OnboardingModule,
       ],
       providers: [
         { provide: APP_FILTER, useClass: ProblemDetailsFilter },

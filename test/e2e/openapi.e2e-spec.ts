@@ -10,6 +10,9 @@ interface Operation {
 
 const METHODS = ['get', 'put', 'post', 'patch', 'delete'] as const;
 
+// SCIM routes speak RFC 7644: SCIM error bodies (application/scim+json) and SCIM tokens, not user credentials.
+const isScim = (path: string) => path.startsWith('/api/v1.0/scim/');
+
 describe('OpenAPI document', () => {
   let t: TestApp;
   let operations: Array<{ method: string; path: string; op: Operation }>;
@@ -81,7 +84,9 @@ describe('OpenAPI document', () => {
         errors: true,
       });
       for (const [, response] of errors) {
-        expect(Object.keys(response.content ?? {})).toEqual(['application/problem+json']);
+        expect(Object.keys(response.content ?? {})).toEqual([
+          isScim(path) ? 'application/scim+json' : 'application/problem+json',
+        ]);
       }
     }
   });
@@ -94,7 +99,7 @@ describe('OpenAPI document', () => {
       } else {
         expect({ route, security: op.security }).toEqual({
           route,
-          security: expect.arrayContaining([{ bearer: [] }]),
+          security: expect.arrayContaining([isScim(path) ? { scim: [] } : { bearer: [] }]),
         });
         expect({ route, has401: '401' in op.responses }).toEqual({ route, has401: true });
       }

@@ -8,4 +8,6 @@ export type AccessPolicy =
   | { kind: 'public'; ignoresCaller?: boolean }
   | { kind: 'authenticated' }
   | { kind: 'superadmin' }
+  /** SCIM provisioning: a SCIM token, checked by the SCIM module's own guard, never a user credential. */
+  | { kind: 'scim' }
   | { kind: 'space'; role: 'admin' | 'editor' | 'viewer' };

@@ -25,6 +25,8 @@ export class AuthenticationGuard extends AuthGuard(AUTH_STRATEGIES) {
     const policy = this.reflector.get<AccessPolicy | undefined>(ACCESS_POLICY, context.getHandler());
     // Routes that never look at the caller (health, metrics) skip the credential's lookup.
     if (policy?.kind === 'public' && policy.ignoresCaller) return true;
+    // A SCIM token is no user credential: the SCIM guard checks it.
+    if (policy?.kind === 'scim') return true;
     if (policy?.kind === 'space') request.spaceKeyToPrefetch = String(request.params.slug ?? '');
     try {
       await super.canActivate(context);

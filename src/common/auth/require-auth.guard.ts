@@ -14,7 +14,8 @@ export class RequireAuthGuard implements CanActivate {
       context.getHandler(),
       context.getClass(),
     ]);
-    if (policy?.kind === 'public') return true;
+    // SCIM routes authenticate with SCIM tokens in their own guard.
+    if (policy?.kind === 'public' || policy?.kind === 'scim') return true;
     const request = context.switchToHttp().getRequest<Request>();
     if (!request.actor) {
       throw new Unauthorized(

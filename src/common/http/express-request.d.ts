@@ -14,6 +14,8 @@ declare global {
       spaceKeyToPrefetch?: string;
       /** What the authentication query fetched of that space, for SpaceRoleGuard. */
       prefetchedSpace?: PrefetchedSpace;
+      /** On a SCIM route: the SCIM token that authenticated the request. */
+      scimTokenId?: string;
     }
   }
 }

@@ -8,6 +8,7 @@ type Operation = {
   responses?: Record<string, unknown>;
   'x-public'?: boolean;
   'x-rate-limit'?: { exempt?: boolean; counted?: boolean };
+  'x-required-credential'?: string;
 };
 
 const integerHeader = (description: string) => ({ description, schema: { type: 'integer' } });
@@ -139,6 +140,14 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
       },
       'bearer',
     )
+    .addBearerAuth(
+      {
+        type: 'http',
+        scheme: 'bearer',
+        description: 'A SCIM token from POST /admin/scim-tokens (SCIM routes only).',
+      },
+      'scim',
+    )
     .addOAuth2(
       { type: 'oauth2', flows: { password: { tokenUrl: '/api/v1.0/auth/token', scopes: {} } } },
       'oauth2',
@@ -154,7 +163,9 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
     for (const method of METHODS) {
       const operation = (path as Record<string, Operation | undefined>)[method];
       if (!operation) continue;
-      if (method === 'post') documentIdempotencyKey(operation);
+      // SCIM routes take SCIM tokens and answer SCIM errors; their clients never send Idempotency-Key.
+      const scim = operation['x-required-credential'] === 'scim-token';
+      if (method === 'post' && !scim) documentIdempotencyKey(operation);
       operation.responses ??= {};
       if (!Object.keys(operation.responses).some((status) => status.startsWith('4'))) {
         operation.responses['422'] = UNSTORABLE_INPUT;
@@ -162,6 +173,10 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
       const limits = operation['x-rate-limit'];
       if (!limits?.exempt && limits?.counted !== false) {
         operation.responses['429'] ??= RATE_LIMITED;
+      }
+      if (scim) {
+        operation.security = [{ scim: [] }];
+        continue;
       }
       if (operation['x-public']) {
         operation.security = [];

@@ -238,6 +238,57 @@ export class ProductsService {
     )) as { id: string; name: string }[];
   }
 
+  // Used by the permissions export and import.
+
+  /** Every governance role in the given spaces (all spaces when null), with the product's name. */
+  async governanceRolesIn(
+    em: EntityManager,
+    spaceIds: string[] | null,
+  ): Promise<
+    { spaceId: string; productId: string; productName: string; userId: string; role: GovernanceRole }[]
+  > {
+    const qb = em
+      .getRepository(ProductRole)
+      .createQueryBuilder('r')
+      .innerJoin(Product, 'p', 'p.id = r.product_id')
+      .select(['p.space_id AS "spaceId"', 'p.id AS "productId"', 'p.name AS "productName"'])
+      .addSelect(['r.user_id AS "userId"', 'r.role AS role'])
+      .orderBy('p.name')
+      .addOrderBy('r.user_id');
+    if (spaceIds) qb.where('p.space_id = ANY(:spaceIds)', { spaceIds });
+    return qb.getRawMany();
+  }
+
+  /** Product ids by name in one space (names are unique per space). */
+  async idsByName(em: EntityManager, spaceId: string, names: string[]): Promise<Map<string, string>> {
+    if (!names.length) return new Map();
+    const rows = (await em.query(`SELECT id, name FROM products WHERE space_id = $1 AND name = ANY($2)`, [
+      spaceId,
+      names,
+    ])) as { id: string; name: string }[];
+    return new Map(rows.map((row) => [row.name, row.id]));
+  }
+
+  /** Grants (true) or withdraws (false) a governance role; answers whether anything changed. */
+  async setGovernanceRole(
+    em: EntityManager,
+    productId: string,
+    userId: string,
+    role: GovernanceRole,
+    granted: boolean,
+  ): Promise<boolean> {
+    if (granted) {
+      const inserted = (await em.query(
+        `INSERT INTO product_roles (product_id, user_id, role) VALUES ($1, $2, $3)
+         ON CONFLICT DO NOTHING RETURNING product_id`,
+        [productId, userId, role],
+      )) as unknown[];
+      return inserted.length > 0;
+    }
+    const result = await em.getRepository(ProductRole).delete({ productId, userId, role });
+    return (result.affected ?? 0) > 0;
+  }
+
   /** Owner and steward ids per product (products without any are left out). */
   async ownersAndStewardsOf(productIds: string[], em?: EntityManager): Promise<ProductGovernance[]> {
     if (!productIds.length) return [];

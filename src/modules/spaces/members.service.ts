@@ -47,7 +47,7 @@ export class MembersService {
 
   async add(actor: Actor, access: SpaceAccess, dto: AddMemberDto): Promise<MemberResponse> {
     return this.tx.run(async (em) => {
-      await this.lockSpace(em, access);
+      await this.lockSpace(em, access.space.id);
       const user = await this.users.findById(dto.user_id, em);
       if (!user || !user.isActive) {
         throw ValidationFailed.field('user_id', 'user_id does not name an active user.');
@@ -83,12 +83,12 @@ export class MembersService {
     dto: UpdateMemberDto,
   ): Promise<MemberResponse> {
     return this.tx.run(async (em) => {
-      await this.lockSpace(em, access);
+      await this.lockSpace(em, access.space.id);
       const membership = await this.requireMember(em, access, userId);
       const role = dto.role as SpaceRoleName;
       const previous = membership.role;
       if (previous !== role) {
-        if (previous === 'admin') await this.keepOneAdmin(em, access, 'demoted');
+        if (previous === 'admin') await this.keepOneAdmin(em, access.space.id, 'demoted');
         membership.role = role;
         await em.getRepository(SpaceMembership).update({ spaceId: access.space.id, userId }, { role });
         await this.outbox.append(em, {
@@ -112,9 +112,9 @@ export class MembersService {
 
   async remove(actor: Actor, access: SpaceAccess, userId: string): Promise<void> {
     await this.tx.run(async (em) => {
-      await this.lockSpace(em, access);
+      await this.lockSpace(em, access.space.id);
       const membership = await this.requireMember(em, access, userId);
-      if (membership.role === 'admin') await this.keepOneAdmin(em, access, 'removed');
+      if (membership.role === 'admin') await this.keepOneAdmin(em, access.space.id, 'removed');
       await em.getRepository(SpaceMembership).delete({ spaceId: access.space.id, userId });
       await this.outbox.append(em, {
         type: 'space.member_removed',
@@ -132,13 +132,101 @@ export class MembersService {
     });
   }
 
+  // Used by provisioning (SCIM groups) and the permissions import, inside their transactions.
+
+  /** The members of a space with their roles. */
+  async membersOf(em: EntityManager, spaceId: string): Promise<{ userId: string; role: SpaceRoleName }[]> {
+    return em
+      .getRepository(SpaceMembership)
+      .find({ where: { spaceId }, select: { userId: true, role: true }, order: { userId: 'ASC' } });
+  }
+
+  /**
+   * Makes the user a member with the role (adds, or changes the role), keeping
+   * a space's last admin (409). Answers what changed.
+   */
+  async setRole(
+    em: EntityManager,
+    actor: Actor | null,
+    spaceId: string,
+    userId: string,
+    role: SpaceRoleName,
+  ): Promise<'added' | 'updated' | 'unchanged'> {
+    await this.lockSpace(em, spaceId);
+    const repo = em.getRepository(SpaceMembership);
+    const current = await repo.findOneBy({ spaceId, userId });
+    if (current?.role === role) return 'unchanged';
+    const actorId = actor?.userId ?? null;
+    if (!current) {
+      await repo.insert({ spaceId, userId, role });
+      await this.outbox.append(em, {
+        type: 'space.member_added',
+        spaceId,
+        actorId,
+        data: { space_id: spaceId, user_id: userId, role },
+      });
+      await this.audit.record(em, actor, {
+        action: 'space.member_added',
+        resourceType: 'space_membership',
+        resourceId: userId,
+        spaceId,
+        details: { role },
+      });
+      return 'added';
+    }
+    if (current.role === 'admin') await this.keepOneAdmin(em, spaceId, 'demoted');
+    await repo.update({ spaceId, userId }, { role });
+    await this.outbox.append(em, {
+      type: 'space.member_role_changed',
+      spaceId,
+      actorId,
+      data: { space_id: spaceId, user_id: userId, role, previous_role: current.role },
+    });
+    await this.audit.record(em, actor, {
+      action: 'space.member_role_changed',
+      resourceType: 'space_membership',
+      resourceId: userId,
+      spaceId,
+      details: { role, previous_role: current.role },
+    });
+    return 'updated';
+  }
+
+  /** Removes a membership if there is one, keeping a space's last admin (409). */
+  async removeMembership(
+    em: EntityManager,
+    actor: Actor | null,
+    spaceId: string,
+    userId: string,
+  ): Promise<boolean> {
+    await this.lockSpace(em, spaceId);
+    const membership = await em.getRepository(SpaceMembership).findOneBy({ spaceId, userId });
+    if (!membership) return false;
+    if (membership.role === 'admin') await this.keepOneAdmin(em, spaceId, 'removed');
+    await em.getRepository(SpaceMembership).delete({ spaceId, userId });
+    await this.outbox.append(em, {
+      type: 'space.member_removed',
+      spaceId,
+      actorId: actor?.userId ?? null,
+      data: { space_id: spaceId, user_id: userId, role: membership.role },
+    });
+    await this.audit.record(em, actor, {
+      action: 'space.member_removed',
+      resourceType: 'space_membership',
+      resourceId: userId,
+      spaceId,
+      details: { role: membership.role },
+    });
+    return true;
+  }
+
   // Membership changes of one space are serialised on the space row, so the last-admin rule holds under races.
-  private async lockSpace(em: EntityManager, access: SpaceAccess): Promise<void> {
+  private async lockSpace(em: EntityManager, spaceId: string): Promise<void> {
     await em
       .getRepository(Space)
       .createQueryBuilder('s')
       .select('s.id')
-      .where('s.id = :id', { id: access.space.id })
+      .where('s.id = :id', { id: spaceId })
       .setLock('pessimistic_write')
       .getOne();
   }
@@ -155,10 +243,8 @@ export class MembersService {
     return membership;
   }
 
-  private async keepOneAdmin(em: EntityManager, access: SpaceAccess, verb: string): Promise<void> {
-    const admins = await em
-      .getRepository(SpaceMembership)
-      .countBy({ spaceId: access.space.id, role: 'admin' });
+  private async keepOneAdmin(em: EntityManager, spaceId: string, verb: string): Promise<void> {
+    const admins = await em.getRepository(SpaceMembership).countBy({ spaceId, role: 'admin' });
     if (admins <= 1) {
       throw new Conflict(
         `The last admin of a space cannot be ${verb}: make another member admin first.`,

@@ -25,6 +25,6 @@ import { SpacesService } from './spaces.service';
     { provide: SpaceAccessPort, useClass: SpaceAccessService },
     { provide: MembershipDirectory, useClass: MembershipDirectoryService },
   ],
-  exports: [SpaceAccessPort, MembershipDirectory, SpacesService],
+  exports: [SpaceAccessPort, MembershipDirectory, SpacesService, MembersService],
 })
 export class SpacesModule {}

@@ -171,6 +171,23 @@ export class SpacesService {
     });
   }
 
+  /** Spaces by slug or id (every space when neither is given), for provisioning and the permissions export. */
+  async summaries(
+    em: EntityManager,
+    where: { slugs?: string[]; ids?: string[] } = {},
+  ): Promise<{ id: string; slug: string; name: string; features: Record<string, boolean> }[]> {
+    const qb = em.getRepository(Space).createQueryBuilder('s').orderBy('s.slug', 'ASC');
+    if (where.slugs) qb.andWhere('s.slug = ANY(:slugs)', { slugs: where.slugs });
+    if (where.ids) qb.andWhere('s.id = ANY(:ids)', { ids: where.ids });
+    const spaces = await qb.getMany();
+    return spaces.map((s) => ({
+      id: s.id,
+      slug: s.slug,
+      name: s.name,
+      features: featuresWithDefaults(s.features),
+    }));
+  }
+
   /** DELETE /spaces/{slug} (superadmin): everything in the space goes with it. */
   async delete(actor: Actor, slug: string): Promise<void> {
     await this.tx.run(async (em) => {

@@ -144,6 +144,60 @@ export class UsersService {
     await this.outbox.append(em, { type: 'user.deactivated', data: { user_id: userId }, actorId: userId });
   }
 
+  /**
+   * Identity fields set by provisioning (SCIM): the email stays unique and the
+   * last active superadmin cannot be deactivated (both 409).
+   */
+  async updateIdentity(
+    em: EntityManager,
+    userId: string,
+    changes: { email?: string; firstName?: string; lastName?: string; isActive?: boolean },
+  ): Promise<User> {
+    const user = await this.requireUser(em, userId, true);
+    const repo = em.getRepository(User);
+    const email = changes.email?.trim().toLowerCase();
+    if (email !== undefined && email !== user.email && (await repo.existsBy({ email }))) {
+      throw new Conflict(`An account with the email ${email} already exists.`, 'email_taken');
+    }
+    const deactivating = changes.isActive === false && user.isActive;
+    if (deactivating && user.isSuperadmin) await this.keepOneSuperadmin(em, user);
+    Object.assign(user, {
+      email: email ?? user.email,
+      firstName: changes.firstName ?? user.firstName,
+      lastName: changes.lastName ?? user.lastName,
+      isActive: changes.isActive ?? user.isActive,
+    });
+    await repo.update(userId, {
+      email: user.email,
+      firstName: user.firstName,
+      lastName: user.lastName,
+      isActive: user.isActive,
+    });
+    if (deactivating) {
+      await this.outbox.append(em, { type: 'user.deactivated', data: { user_id: userId }, actorId: null });
+    }
+    return (await repo.findOneBy({ id: userId }))!;
+  }
+
+  /** Emails of the superadmins, for the permissions export. */
+  async superadminEmails(em?: EntityManager): Promise<string[]> {
+    const rows = await (em?.getRepository(User) ?? this.users)
+      .createQueryBuilder('u')
+      .select('u.email', 'email')
+      .where('u.isSuperadmin = true')
+      .orderBy('u.email')
+      .getRawMany<{ email: string }>();
+    return rows.map((r) => r.email);
+  }
+
+  /** Grants or withdraws superadmin (permissions import); the last active superadmin stays (409). */
+  async setSuperadmin(em: EntityManager, userId: string, isSuperadmin: boolean): Promise<void> {
+    const user = await this.requireUser(em, userId, true);
+    if (user.isSuperadmin === isSuperadmin) return;
+    if (!isSuperadmin && user.isActive) await this.keepOneSuperadmin(em, user);
+    await em.getRepository(User).update(userId, { isSuperadmin });
+  }
+
   /** PATCH /auth/me: `full_name` splits at the first space. */
   async updateAccount(
     actor: Actor,

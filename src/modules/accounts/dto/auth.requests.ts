@@ -63,10 +63,13 @@ export class TokenRequestDto {
 }
 
 export class RefreshRequestDto {
+  // Roomy on purpose: a wrong credential here (an access or impersonation JWT sent as the refresh
+  // token) is a 401, not a 422, so only absurd lengths fail validation.
   @StringField({
     optional: true,
-    max: 200,
-    description: 'The refresh token; may instead come from the HttpOnly cookie.',
+    max: 8192,
+    description:
+      'The refresh token; may instead come from the HttpOnly cookie. Anything that is not a live refresh token (an access or impersonation token included) answers 401.',
   })
   refresh_token?: string;
 }

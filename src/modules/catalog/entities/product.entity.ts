@@ -36,6 +36,7 @@ export type ProductType = (typeof PRODUCT_TYPES)[number];
 @Index('products_space_type_idx', ['spaceId', 'productType'])
 // Keyset pages in id order for whole-space batch reads (policy evaluation).
 @Index('products_space_id_idx', ['spaceId', 'id'])
+@Index('products_created_by_idx', ['createdBy'])
 @Index('products_criticality_idx', ['criticalityId'])
 @Index('products_sensitivity_idx', ['sensitivityId'])
 @Index('products_maintenance_status_idx', ['maintenanceStatusId'])

@@ -1,0 +1,156 @@
+import {
+  Body,
+  Controller,
+  Delete,
+  Get,
+  Header,
+  Headers,
+  HttpCode,
+  Param,
+  Patch,
+  Post,
+  Put,
+  Query,
+  Req,
+  Res,
+} from '@nestjs/common';
+import { ApiNoContentResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import type { Request, Response } from 'express';
+import { ScimGetQuery, ScimIdParams, ScimListQuery } from './dto/scim-query.dto';
+import { ApiScimErrors, ScimRoute } from './scim-auth.guard';
+import { IfMatchHeader, ScimBody, ScimOk } from './scim-docs';
+import { SCIM_CONTENT_TYPE } from './scim-resources';
+import { ScimUsersService } from './scim-users.service';
+
+type Resource = Record<string, unknown>;
+
+/** Sets the resource's ETag (and Location for a creation) on the answer. */
+export function withEtag(res: Response, resource: Resource, created = false): Resource {
+  const meta = resource.meta as { version: string; location: string };
+  res.setHeader('ETag', meta.version);
+  if (created) res.setHeader('Location', meta.location);
+  return resource;
+}
+
+const tokenOf = (req: Request) => req.scimTokenId as string;
+
+@ApiTags('SCIM')
+@Controller('scim/v2/Users')
+export class ScimUsersController {
+  constructor(private readonly users: ScimUsersService) {}
+
+  @Get()
+  @ScimRoute()
+  @Header('Content-Type', SCIM_CONTENT_TYPE)
+  @ApiOperation({
+    operationId: 'scimListUsers',
+    summary: 'SCIM: list or filter users',
+    description:
+      'Every Verity account (except those deleted through SCIM), oldest first, as a ListResponse. Filterable attributes: userName, emails.value, externalId, displayName, name.givenName, name.familyName, active, id. String comparisons ignore case except externalId and id.',
+  })
+  @ScimOk(200, 'A ListResponse of User resources.', true)
+  @ApiScimErrors(400)
+  scimListUsers(@Query() query: ScimListQuery) {
+    return this.users.list(query);
+  }
+
+  @Get(':id')
+  @ScimRoute()
+  @Header('Content-Type', SCIM_CONTENT_TYPE)
+  @ApiOperation({ operationId: 'scimGetUser', summary: 'SCIM: get a user' })
+  @ScimOk(200, 'The User resource, with its ETag.')
+  @ApiScimErrors(404)
+  async scimGetUser(
+    @Param() params: ScimIdParams,
+    @Query() _query: ScimGetQuery,
+    @Res({ passthrough: true }) res: Response,
+  ) {
+    return withEtag(res, await this.users.get(params.id));
+  }
+
+  @Post()
+  @ScimRoute()
+  @Header('Content-Type', SCIM_CONTENT_TYPE)
+  @ScimBody('User')
+  @ApiOperation({
+    operationId: 'scimCreateUser',
+    summary: 'SCIM: provision a user',
+    description:
+      'userName must be an email; it is lowercased and becomes the login. The account has no password (it signs in through SSO). A userName already taken answers 409 uniqueness, except an account deleted through SCIM, which is restored. Attributes Verity does not store are ignored. Audited.',
+  })
+  @ScimOk(201, 'The created User resource.')
+  @ApiScimErrors(400, 409)
+  async scimCreateUser(
+    @Body() body: Resource,
+    @Req() req: Request,
+    @Res({ passthrough: true }) res: Response,
+  ) {
+    return withEtag(res, await this.users.create(body, tokenOf(req)), true);
+  }
+
+  @Put(':id')
+  @ScimRoute()
+  @Header('Content-Type', SCIM_CONTENT_TYPE)
+  @ScimBody('User')
+  @IfMatchHeader()
+  @ApiOperation({
+    operationId: 'scimReplaceUser',
+    summary: 'SCIM: replace a user',
+    description:
+      'Sets userName, name, active (default true) and externalId as given. `active: false` deactivates the account and revokes its sessions and API keys. Audited.',
+  })
+  @ScimOk(200, 'The User resource.')
+  @ApiScimErrors(400, 404, 409, 412)
+  async scimReplaceUser(
+    @Param() params: ScimIdParams,
+    @Body() body: Resource,
+    @Headers('if-match') ifMatch: string | undefined,
+    @Req() req: Request,
+    @Res({ passthrough: true }) res: Response,
+  ) {
+    return withEtag(res, await this.users.replace(params.id, body, tokenOf(req), ifMatch));
+  }
+
+  @Patch(':id')
+  @ScimRoute()
+  @Header('Content-Type', SCIM_CONTENT_TYPE)
+  @ScimBody('PatchOp')
+  @IfMatchHeader()
+  @ApiOperation({
+    operationId: 'scimPatchUser',
+    summary: 'SCIM: update a user (PatchOp)',
+    description:
+      '`op` is case-insensitive (add, replace, remove). Paths: active (a boolean or "True"/"False"), userName, externalId, name, name.givenName, name.familyName, emails, emails[type eq "work"].value; without a path the value is an object of attributes (dotted keys allowed). Deactivation revokes the sessions and API keys. Audited.',
+  })
+  @ScimOk(200, 'The User resource after the operations.')
+  @ApiScimErrors(400, 404, 409, 412)
+  async scimPatchUser(
+    @Param() params: ScimIdParams,
+    @Body() body: Resource,
+    @Headers('if-match') ifMatch: string | undefined,
+    @Req() req: Request,
+    @Res({ passthrough: true }) res: Response,
+  ) {
+    return withEtag(res, await this.users.patch(params.id, body, tokenOf(req), ifMatch));
+  }
+
+  @Delete(':id')
+  @ScimRoute()
+  @HttpCode(204)
+  @IfMatchHeader()
+  @ApiOperation({
+    operationId: 'scimDeleteUser',
+    summary: 'SCIM: deprovision a user',
+    description:
+      'Deactivates the account (its sessions and API keys are revoked) and hides it from SCIM (404 afterwards); the account itself is kept, with its history. Provisioning the same userName again restores it. Audited.',
+  })
+  @ApiNoContentResponse({ description: 'Deprovisioned.' })
+  @ApiScimErrors(404, 409, 412)
+  scimDeleteUser(
+    @Param() params: ScimIdParams,
+    @Headers('if-match') ifMatch: string | undefined,
+    @Req() req: Request,
+  ): Promise<void> {
+    return this.users.delete(params.id, tokenOf(req), ifMatch);
+  }
+}

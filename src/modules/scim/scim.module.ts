@@ -1,0 +1,29 @@
+import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { AccountsModule } from '../accounts/accounts.module';
+import { ApiKeysModule } from '../api-keys/api-keys.module';
+import { UsersModule } from '../users/users.module';
+import { ScimGroup } from './entities/scim-group.entity';
+import { ScimToken } from './entities/scim-token.entity';
+import { ScimUser } from './entities/scim-user.entity';
+import { ScimAuthGuard } from './scim-auth.guard';
+import { ScimDiscoveryController } from './scim-discovery.controller';
+import { ScimGroupsController } from './scim-groups.controller';
+import { ScimGroupsService } from './scim-groups.service';
+import { ScimTokensController } from './scim-tokens.controller';
+import { ScimTokensService } from './scim-tokens.service';
+import { ScimUsersController } from './scim-users.controller';
+import { ScimUsersService } from './scim-users.service';
+
+/** SCIM 2.0 provisioning under /scim/v2 and its tokens under /admin/scim-tokens. */
+@Module({
+  imports: [
+    TypeOrmModule.forFeature([ScimToken, ScimUser, ScimGroup]),
+    UsersModule,
+    AccountsModule,
+    ApiKeysModule,
+  ],
+  controllers: [ScimDiscoveryController, ScimUsersController, ScimGroupsController, ScimTokensController],
+  providers: [ScimTokensService, ScimUsersService, ScimGroupsService, ScimAuthGuard],
+})
+export class ScimModule {}
