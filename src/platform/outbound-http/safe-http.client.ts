@@ -2,7 +2,7 @@ import { lookup as dnsLookup, LookupAddress } from 'node:dns';
 import { Agent as HttpAgent, request as httpRequest, IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { LookupFunction } from 'node:net';
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, OnModuleDestroy } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '../../config/app.config';
 import { addressRefusal, AddressPolicy, urlRefusal } from './address-policy';
 
@@ -43,11 +43,6 @@ export interface OutboundRequest {
   keepAlive?: boolean;
 }
 
-const KEEP_ALIVE = {
-  'http:': new HttpAgent({ keepAlive: true, maxSockets: 64 }),
-  'https:': new HttpsAgent({ keepAlive: true, maxSockets: 64 }),
-};
-
 const MAX_REDIRECTS = 3;
 const SNIPPET_BYTES = 2048;
 const DEFAULT_TIMEOUT_MS = 10_000;
@@ -59,12 +54,22 @@ const DEFAULT_TIMEOUT_MS = 10_000;
  * redirects (307/308 only, at most three) are checked the same way.
  */
 @Injectable()
-export class SafeHttpClient {
+export class SafeHttpClient implements OnModuleDestroy {
   private readonly policy: AddressPolicy;
+  private readonly keepAlive = {
+    'http:': new HttpAgent({ keepAlive: true, maxSockets: 64 }),
+    'https:': new HttpsAgent({ keepAlive: true, maxSockets: 64 }),
+  };
   private static readonly STRICT: AddressPolicy = { allowPrivate: false };
 
   constructor(@Inject(APP_CONFIG) config: AppConfig) {
     this.policy = { allowPrivate: config.allowPrivateNetworkTargets };
+  }
+
+  /** Closes the reused connections, so that a stopping process does not wait on them. */
+  onModuleDestroy(): void {
+    this.keepAlive['http:'].destroy();
+    this.keepAlive['https:'].destroy();
   }
 
   /** Null when the URL is acceptable to store, else why not (scheme, credentials, literal address). */
@@ -163,7 +168,7 @@ export class SafeHttpClient {
           method: request.method,
           headers: { 'user-agent': 'Verity-Webhooks/1.0', ...request.headers },
           lookup,
-          ...(request.keepAlive ? { agent: KEEP_ALIVE[parsed.protocol as 'http:' | 'https:'] } : {}),
+          ...(request.keepAlive ? { agent: this.keepAlive[parsed.protocol as 'http:' | 'https:'] } : {}),
           timeout: request.timeoutMs ?? DEFAULT_TIMEOUT_MS,
         },
         (res) => {
