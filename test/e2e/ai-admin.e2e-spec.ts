@@ -495,6 +495,11 @@ describe('AI administration over HTTP (real PostgreSQL, local provider server)',
     });
 
     it('reports usage from the rollups, by person and guardrail impact, and an overview', async () => {
+      await dbQuery(
+        `INSERT INTO ai_usage_daily (day, feature, provider, model, calls, input_tokens, output_tokens, cost_usd)
+         VALUES ((now() AT TIME ZONE 'UTC')::date - 3, 'usage_probe', 'openai', 'gpt-4o', 7, 700, 70, 0.0025)
+         ON CONFLICT DO NOTHING`,
+      );
       const usage = await admin().get('/admin/ai-logs/usage?days=30');
       expect(usage.status).toBe(200);
       const today = new Date().toISOString().slice(0, 10);
@@ -509,6 +514,18 @@ describe('AI administration over HTTP (real PostgreSQL, local provider server)',
         ]),
       );
       expect(usage.body.totals.total_tokens).toBeGreaterThan(0);
+      const threeDaysAgo = new Date(Date.now() - 3 * 86_400_000).toISOString().slice(0, 10);
+      expect(usage.body.items).toContainEqual(
+        expect.objectContaining({
+          date: threeDaysAgo,
+          feature: 'usage_probe',
+          calls: 7,
+          total_tokens: 770,
+          cost_usd: 0.0025,
+        }),
+      );
+      const todayOnly = await admin().get('/admin/ai-logs/usage?days=1');
+      expect(todayOnly.body.items.every((r: { date: string }) => r.date === today)).toBe(true);
       expect((await admin().get('/ai-logs/usage?days=7')).status).toBe(200);
       expectProblem(await admin().get('/admin/ai-logs/usage?days=0'), 422);
 

@@ -12,6 +12,7 @@ import {
   PeopleUsageResponse,
   ReplayResponse,
   UsageResponse,
+  UsageRowResponse,
   UsageTotalsResponse,
 } from './dto/ai-logs.dto';
 import { PromptDetailResponse } from './dto/prompts.dto';
@@ -35,9 +36,16 @@ export function sinceDay(days: number, now = new Date()): string {
 
 type Row = Record<string, unknown>;
 
+/**
+ * Rollup rows of past days change only through calls that straddle
+ * midnight: a minute's cache of them keeps usage reports off the database
+ * while today's rows are always read fresh.
+ */
+const EARLIER_DAYS_TTL_MS = 60_000;
+
 const USAGE_SQL = `SELECT to_char(day, 'YYYY-MM-DD') AS date, model, feature, provider, calls,
   failures + blocked + budget_exceeded AS failures, input_tokens, output_tokens, cost_usd::float8 AS cost_usd
-  FROM ai_usage_daily WHERE day >= $1
+  FROM ai_usage_daily WHERE day >= $1::date AND ($2::date IS NULL OR day < $2::date)
   ORDER BY day DESC, model COLLATE "C", feature COLLATE "C", provider COLLATE "C"`;
 
 const n = (v: unknown) => Number(v ?? 0);
@@ -46,6 +54,8 @@ const usd = (v: unknown) => Math.round(n(v) * 1e6) / 1e6;
 /** AI logs and usage reports; usage reads the daily rollups, never the logs. */
 @Injectable()
 export class AiLogsService {
+  private readonly earlierCache = new Map<string, { rows: Promise<UsageRowResponse[]>; expires: number }>();
+
   constructor(
     @InjectRepository(AiLog) private readonly logs: Repository<AiLog>,
     @InjectRepository(AiUsageDaily) private readonly usageRows: Repository<AiUsageDaily>,
@@ -77,15 +87,13 @@ export class AiLogsService {
 
   async usage(days: number): Promise<UsageResponse> {
     const since = sinceDay(days);
-    // A rollup row is one (day, feature, provider, model): no grouping left to do.
-    const rows: Row[] = await this.prepared.query(USAGE_SQL, [since]);
-    const items = rows.map((r) => ({
-      date: r.date as string,
-      model: r.model as string,
-      feature: r.feature as string,
-      provider: r.provider as string,
-      ...totalsOf(r),
-    }));
+    const today = sinceDay(1);
+    // Only today's rows still change: earlier days are read once a minute at most.
+    const [recent, earlier] = await Promise.all([
+      this.usageDays(today, null),
+      this.earlierDays(since, today),
+    ]);
+    const items = [...recent, ...earlier];
     const totals = items.reduce<UsageTotalsResponse>(
       (sum, r) => ({
         calls: sum.calls + r.calls,
@@ -98,6 +106,31 @@ export class AiLogsService {
       { calls: 0, failures: 0, input_tokens: 0, output_tokens: 0, total_tokens: 0, cost_usd: 0 },
     );
     return { days, since, items, totals };
+  }
+
+  private earlierDays(since: string, today: string): Promise<UsageRowResponse[]> {
+    if (since >= today) return Promise.resolve([]);
+    const key = `${since}/${today}`;
+    const cached = this.earlierCache.get(key);
+    if (cached && cached.expires > Date.now()) return cached.rows;
+    const rows = this.usageDays(since, today);
+    this.earlierCache.clear();
+    this.earlierCache.set(key, { rows, expires: Date.now() + EARLIER_DAYS_TTL_MS });
+    rows.catch(() => this.earlierCache.delete(key));
+    return rows;
+  }
+
+  /** Rollup rows from `since` (inclusive) to `until` (exclusive; null: no end), newest day first. */
+  private async usageDays(since: string, until: string | null): Promise<UsageRowResponse[]> {
+    // A rollup row is one (day, feature, provider, model): no grouping left to do.
+    const rows: Row[] = await this.prepared.query(USAGE_SQL, [since, until]);
+    return rows.map((r) => ({
+      date: r.date as string,
+      model: r.model as string,
+      feature: r.feature as string,
+      provider: r.provider as string,
+      ...totalsOf(r),
+    }));
   }
 
   async people(days: number): Promise<PeopleUsageResponse> {
