@@ -149,6 +149,12 @@ describe('AI administration over HTTP (real PostgreSQL, local provider server)',
 
       expect((await admin().delete('/admin/ai-config/')).status).toBe(204);
       expectProblem(await admin().delete('/admin/ai-config/'), 404);
+      const audit = await dbQuery<{ action: string; details: unknown }>(
+        `SELECT action, details FROM audit_log WHERE resource_id = $1 ORDER BY created_at`,
+        [created.body.id],
+      );
+      expect(audit.map((a) => a.action)).toEqual(['ai_config.created', 'ai_config.updated', 'ai_config.deleted']);
+      expect(JSON.stringify(audit)).not.toContain(KEY);
     });
 
     it('refuses base URLs that are not public HTTPS unless their host is trusted (422), and unknown fields', async () => {

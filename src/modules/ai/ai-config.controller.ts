@@ -51,8 +51,8 @@ export class AiConfigController {
   })
   @ApiCreatedResponse({ type: AiConfigResponse })
   @ApiProblems(409, 422)
-  create(@Body() dto: CreateAiConfigDto): Promise<AiConfigResponse> {
-    return this.configs.create(dto);
+  create(@CurrentActor() actor: Actor, @Body() dto: CreateAiConfigDto): Promise<AiConfigResponse> {
+    return this.configs.create(actor, dto);
   }
 
   @Patch()
@@ -61,12 +61,12 @@ export class AiConfigController {
     operationId: 'updateAiConfig',
     summary: 'Change the LLM provider configuration',
     description:
-      'Partial update of the database configuration (404 when only the environment configures AI). `api_key: null` removes the stored key.',
+      'Partial update of the database configuration (404 when only the environment configures AI). `api_key: null` removes the stored key. Creation, changes (the names of the fields changed, never the key) and deletion are written to the audit log.',
   })
   @ApiOkResponse({ type: AiConfigResponse })
   @ApiProblems(404, 422)
-  update(@Body() dto: UpdateAiConfigDto): Promise<AiConfigResponse> {
-    return this.configs.update(dto);
+  update(@CurrentActor() actor: Actor, @Body() dto: UpdateAiConfigDto): Promise<AiConfigResponse> {
+    return this.configs.update(actor, dto);
   }
 
   @Delete()
@@ -79,8 +79,8 @@ export class AiConfigController {
   })
   @ApiNoContentResponse({ description: 'Deleted.' })
   @ApiProblems(404)
-  delete(): Promise<void> {
-    return this.configs.delete();
+  delete(@CurrentActor() actor: Actor): Promise<void> {
+    return this.configs.delete(actor);
   }
 
   @Post('test-connection')

@@ -5,6 +5,9 @@ import { Repository } from 'typeorm';
 import { Conflict, NotFound, ValidationFailed } from '../../common/errors/domain-error';
 import { APP_CONFIG, AppConfig } from '../../config/app.config';
 import { PreparedQueries } from '../../database/prepared-queries';
+import { TransactionRunner } from '../../database/transaction-runner';
+import { AuditService } from '../../platform/audit/audit.service';
+import type { Actor } from '../../common/auth/actor';
 import { SecretBox } from '../../platform/crypto/secret-box.service';
 import { AiConfigResponse, CreateAiConfigDto, UpdateAiConfigDto } from './dto/ai-config.dto';
 import { AiConfig, AiProvider } from './entities/ai-config.entity';
@@ -56,6 +59,8 @@ export class AiConfigService {
     private readonly box: SecretBox,
     private readonly providers: ProviderClient,
     private readonly prepared: PreparedQueries,
+    private readonly tx: TransactionRunner,
+    private readonly audit: AuditService,
   ) {}
 
   async effective(): Promise<EffectiveAiConfig | null> {
@@ -101,7 +106,7 @@ export class AiConfigService {
     return toResponse(config);
   }
 
-  async create(dto: CreateAiConfigDto): Promise<AiConfigResponse> {
+  async create(actor: Actor, dto: CreateAiConfigDto): Promise<AiConfigResponse> {
     if (await this.configs.existsBy({ scope: SCOPE })) {
       throw new Conflict(
         'An AI provider configuration already exists: change it with PATCH or delete it first.',
@@ -121,12 +126,24 @@ export class AiConfigService {
       maxTokens: dto.max_tokens ?? null,
       isEnabled: dto.is_enabled ?? true,
     });
-    // 23505 on a concurrent second POST maps to 409 in the problem filter.
-    await this.configs.insert(row);
+    await this.tx.run(async (em) => {
+      // 23505 on a concurrent second POST maps to 409 in the problem filter.
+      await em.insert(AiConfig, row);
+      await this.audit.record(em, actor, {
+        action: 'ai_config.created',
+        resourceType: 'ai_config',
+        resourceId: id,
+        details: {
+          provider: row.provider,
+          model_name: row.modelName,
+          api_key_set: row.apiKeySealed !== null,
+        },
+      });
+    });
     return this.get();
   }
 
-  async update(dto: UpdateAiConfigDto): Promise<AiConfigResponse> {
+  async update(actor: Actor, dto: UpdateAiConfigDto): Promise<AiConfigResponse> {
     const row = await this.configs.findOneBy({ scope: SCOPE });
     if (!row) throw new NotFound('AI provider configuration stored in the database');
     const provider = dto.provider ?? row.provider;
@@ -142,13 +159,30 @@ export class AiConfigService {
         ? this.box.seal(dto.api_key, keyContext('ai_configs', row.id))
         : null;
     }
-    await this.configs.update({ id: row.id }, changes);
+    await this.tx.run(async (em) => {
+      await em.update(AiConfig, { id: row.id }, changes);
+      await this.audit.record(em, actor, {
+        action: 'ai_config.updated',
+        resourceType: 'ai_config',
+        resourceId: row.id,
+        // Which fields changed, never the key itself.
+        details: { fields: Object.keys(dto).sort() },
+      });
+    });
     return this.get();
   }
 
-  async delete(): Promise<void> {
-    const result = await this.configs.delete({ scope: SCOPE });
-    if (!result.affected) throw new NotFound('AI provider configuration stored in the database');
+  async delete(actor: Actor): Promise<void> {
+    await this.tx.run(async (em) => {
+      const row = await em.findOneBy(AiConfig, { scope: SCOPE });
+      if (!row) throw new NotFound('AI provider configuration stored in the database');
+      await em.delete(AiConfig, { id: row.id });
+      await this.audit.record(em, actor, {
+        action: 'ai_config.deleted',
+        resourceType: 'ai_config',
+        resourceId: row.id,
+      });
+    });
   }
 
   /** 422 unless the base URL suits the provider: required where there is no public endpoint, public HTTPS or trusted. */
