@@ -2,6 +2,7 @@ import { JobRunner } from '../../src/platform/jobs/job-runner.service';
 import { AiProviderServer, startAiProviderServer } from '../support/ai-provider-server';
 import { startApp, TestApp } from '../support/app';
 import { dbQuery } from '../support/db';
+import { eventually } from '../support/server-process';
 import { bearer, createUser, rootUser, TestUser } from '../support/factories';
 import { expectProblem, invalidFields } from '../support/problem';
 
@@ -153,7 +154,11 @@ describe('AI administration over HTTP (real PostgreSQL, local provider server)',
         `SELECT action, details FROM audit_log WHERE resource_id = $1 ORDER BY created_at`,
         [created.body.id],
       );
-      expect(audit.map((a) => a.action)).toEqual(['ai_config.created', 'ai_config.updated', 'ai_config.deleted']);
+      expect(audit.map((a) => a.action)).toEqual([
+        'ai_config.created',
+        'ai_config.updated',
+        'ai_config.deleted',
+      ]);
       expect(JSON.stringify(audit)).not.toContain(KEY);
     });
 
@@ -462,8 +467,12 @@ describe('AI administration over HTTP (real PostgreSQL, local provider server)',
       expect(provider.requests[0].headers.authorization).toBe(`Bearer ${KEY}`);
       expect(provider.requests[3].headers['x-api-key']).toBe('sk-ant-fallback-key-000000000000');
 
-      const run = await admin().get(`/admin/ai-workflow-runs/${res.body.run_id}`);
-      expect(run.status).toBe(200);
+      // The log write's own span is stored after the call returns.
+      const run = await eventually('both log spans', async () => {
+        const detail = await admin().get(`/admin/ai-workflow-runs/${res.body.run_id}`);
+        const spans = detail.body.calls?.flatMap((c: { spans: unknown[] }) => c.spans) ?? [];
+        return detail.status === 200 && spans.length === 7 && detail;
+      });
       expect(run.body.status).toBe('succeeded');
       expect(
         run.body.calls.map((c: { attempt: number; status: string; replay_of: string }) => [

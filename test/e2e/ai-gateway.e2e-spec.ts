@@ -2,6 +2,7 @@ import { AiGatewayService } from '../../src/modules/ai/ai-gateway.service';
 import { AiProviderServer, startAiProviderServer } from '../support/ai-provider-server';
 import { startApp, TestApp } from '../support/app';
 import { dbQuery } from '../support/db';
+import { eventually } from '../support/server-process';
 import { rootUser, TestUser } from '../support/factories';
 
 const KEY = 'sk-test-gateway-key-0123456789abcdef';
@@ -83,10 +84,13 @@ describe('AI gateway (through AiGatewayService, against a real local provider)',
         { kind: 'redact_phone', count: 1 },
       ]),
     );
-    const spans = await dbQuery<{ name: string }>(
-      'SELECT name FROM ai_spans WHERE run_id = $1 ORDER BY started_at',
-      [log.run_id],
-    );
+    // The log write's own span is stored after the call returns.
+    const spans = await eventually('the log span', async () => {
+      const rows = await dbQuery<{ name: string }>('SELECT name FROM ai_spans WHERE run_id = $1', [
+        log.run_id,
+      ]);
+      return rows.length === 6 && rows;
+    });
     expect(spans.map((s) => s.name).sort()).toEqual([
       'budget',
       'guardrails',

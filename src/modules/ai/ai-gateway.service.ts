@@ -440,7 +440,8 @@ export class AiGatewayService {
       startedAt: run.startedAt,
       finished,
     });
-    await this.store
+    // The write's own span is known only now; the caller does not wait for it to be stored.
+    void this.store
       .writeSpan(
         run.runId,
         record.id,
