@@ -14,10 +14,12 @@ import { AiConfig, AiProvider } from './entities/ai-config.entity';
 import { ProviderClient } from './providers/provider-client';
 
 const SCOPE = 'global';
+export const CONFIG_COLUMNS = `id, provider, model_name, api_key_sealed, api_base_url, temperature, max_tokens,
+  is_enabled, created_at, updated_at`;
 const CONFIG_SQL = `SELECT id, provider, model_name, api_key_sealed, api_base_url, temperature, max_tokens, is_enabled,
   created_at, updated_at FROM ai_configs WHERE scope = $1`;
 
-interface ConfigRow {
+export interface ConfigRow {
   id: string;
   provider: AiProvider;
   model_name: string;
@@ -26,8 +28,8 @@ interface ConfigRow {
   temperature: number | null;
   max_tokens: number | null;
   is_enabled: boolean;
-  created_at: Date;
-  updated_at: Date;
+  created_at: Date | string;
+  updated_at: Date | string;
 }
 const NEEDS_BASE_URL: AiProvider[] = ['azure_openai', 'openai_compatible'];
 
@@ -66,6 +68,11 @@ export class AiConfigService {
   async effective(): Promise<EffectiveAiConfig | null> {
     // On every gateway call: a prepared statement, no entity mapping.
     const [row] = await this.prepared.query<ConfigRow>(CONFIG_SQL, [SCOPE]);
+    return this.fromRow(row ?? null);
+  }
+
+  /** The effective configuration from a stored row (timestamps as Dates or JSON strings), else the environment's. */
+  fromRow(row: ConfigRow | null): EffectiveAiConfig | null {
     if (row) {
       return {
         id: row.id,
@@ -79,8 +86,8 @@ export class AiConfigService {
         temperature: row.temperature,
         maxTokens: row.max_tokens,
         isEnabled: row.is_enabled,
-        createdAt: row.created_at,
-        updatedAt: row.updated_at,
+        createdAt: new Date(row.created_at),
+        updatedAt: new Date(row.updated_at),
       };
     }
     const env = this.app.ai;

@@ -31,7 +31,9 @@ const SNAPSHOT_SQL = `SELECT
   coalesce(sum(input_tokens + output_tokens) FILTER (WHERE feature = $3), 0)::float8 AS f_month_tokens,
   coalesce(sum(cost_usd) FILTER (WHERE day >= $2 AND feature = $3), 0)::float8 AS f_day_usd,
   coalesce(sum(cost_usd) FILTER (WHERE feature = $3), 0)::float8 AS f_month_usd
-  FROM ai_usage_daily WHERE day >= $1`;
+  FROM ai_usage_daily WHERE day >= $1
+    -- Use is only summed when a limit exists: from the environment ($4) or stored.
+    AND ($4::boolean OR EXISTS (SELECT 1 FROM ai_budgets WHERE entry_point_id IN ('global', $3)))`;
 
 /** What a budget decision needs, read in one query. */
 export interface BudgetSnapshot {
@@ -101,6 +103,7 @@ export class BudgetsService {
       isoDay(windows.monthStart),
       isoDay(windows.dayStart),
       feature,
+      hasLimit(this.app.ai.budget),
     ]);
     const own = row.limits.find((r) => r.entry_point_id === feature && feature !== GLOBAL_ENTRY_POINT);
     return {

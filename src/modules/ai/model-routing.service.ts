@@ -5,7 +5,13 @@ import { Repository } from 'typeorm';
 import { Conflict, ValidationFailed } from '../../common/errors/domain-error';
 import { PreparedQueries } from '../../database/prepared-queries';
 import { SecretBox } from '../../platform/crypto/secret-box.service';
-import { AiConfigService, EffectiveAiConfig, keyContext } from './ai-config.service';
+import {
+  AiConfigService,
+  CONFIG_COLUMNS,
+  ConfigRow,
+  EffectiveAiConfig,
+  keyContext,
+} from './ai-config.service';
 import { AiDisabled, AiNotConfigured } from './ai.errors';
 import {
   CreateModelProfileDto,
@@ -29,11 +35,15 @@ interface ProfileRow {
   fallback_profile_id: string | null;
 }
 
-const ROUTE_SQL = `SELECT p.id, p.provider, p.model_name, p.temperature, p.max_tokens, p.api_key_sealed, p.api_base_url,
-  p.fallback_profile_id, (r.profile_id = p.id) AS is_primary
-  FROM ai_model_routes r JOIN ai_model_profiles p ON p.id = r.profile_id OR p.id = (
-    SELECT fallback_profile_id FROM ai_model_profiles WHERE id = r.profile_id)
-  WHERE r.feature = $1`;
+// One round trip: the provider configuration and the feature's profile with its fallback.
+const ROUTE_SQL = `SELECT
+  (SELECT row_to_json(c) FROM (SELECT ${CONFIG_COLUMNS} FROM ai_configs WHERE scope = 'global') c) AS config,
+  (SELECT coalesce(json_agg(x), '[]'::json) FROM (
+    SELECT p.id, p.provider, p.model_name, p.temperature, p.max_tokens, p.api_key_sealed, p.api_base_url,
+      p.fallback_profile_id, (r.profile_id = p.id) AS is_primary
+    FROM ai_model_routes r JOIN ai_model_profiles p ON p.id = r.profile_id OR p.id = (
+      SELECT fallback_profile_id FROM ai_model_profiles WHERE id = r.profile_id)
+    WHERE r.feature = $1) x) AS profiles`;
 
 @Injectable()
 export class ModelRoutingService {
@@ -51,10 +61,12 @@ export class ModelRoutingService {
    * configuration switches every feature off, routed or not.
    */
   async resolve(feature: string): Promise<ProviderTarget[]> {
-    const [config, rows] = await Promise.all([
-      this.configs.effective(),
-      this.prepared.query<ProfileRow & { is_primary: boolean }>(ROUTE_SQL, [feature]),
-    ]);
+    const [row] = await this.prepared.query<{
+      config: ConfigRow | null;
+      profiles: Array<ProfileRow & { is_primary: boolean }>;
+    }>(ROUTE_SQL, [feature]);
+    const config = this.configs.fromRow(row.config);
+    const rows = row.profiles;
     if (config && !config.isEnabled) throw new AiDisabled();
     const primary = rows.find((row) => row.is_primary);
     if (!primary) {
