@@ -185,6 +185,8 @@ async function main() {
       `usage?days=30: ${body.items.length} rows, ${body.totals.calls} calls, ${body.totals.total_tokens} tokens`,
     );
     const rows = [
+      // The same server's cheapest authenticated read, as the machine's baseline at this load.
+      await measure('GET /auth/me (baseline)', { url: `${server.base}/api/v1.0/auth/me`, headers }),
       await measure('GET /admin/ai-logs/usage?days=30', {
         url: `${server.base}/api/v1.0/admin/ai-logs/usage?days=30`,
         headers,
