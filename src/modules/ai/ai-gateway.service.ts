@@ -1,4 +1,4 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { DomainError } from '../../common/errors/domain-error';
 import { PreparedQueries } from '../../database/prepared-queries';
@@ -10,15 +10,15 @@ import {
   AiProviderFailed,
   AiProviderTimeout,
 } from './ai.errors';
-import { AiLogStore, LogRecord, SpanRecord } from './ai-log-store';
+import { AiLogStore, SpanRecord } from './ai-log-store';
 import { estimateTokens } from './budget-rules';
-import { BudgetRefusal, BudgetSnapshot, BudgetsService } from './budgets.service';
-import type { AiLogStatus, StoredMessage } from './entities/ai-log.entity';
-import type { AiSpanName } from './entities/ai-span.entity';
-import { checkUntrusted, GuardrailAction, GuardrailKind, redact, redactionActions } from './guardrails';
+import { BudgetSnapshot, BudgetsService } from './budgets.service';
+import type { StoredMessage } from './entities/ai-log.entity';
+import { checkUntrusted, GuardrailKind, redact, redactionActions } from './guardrails';
 import { ModelRoutingService } from './model-routing.service';
 import { costOf } from './pricing';
 import { PromptsService } from './prompts.service';
+import { budgetSentence, parseJson, PreparedCall, prefetch, span, timed } from './gateway-steps';
 import { ProviderClient, ProviderFailure } from './providers/provider-client';
 import type { ProviderTarget } from './providers/wire';
 
@@ -49,30 +49,12 @@ export interface AiCallResult {
   runId?: string;
 }
 
-/** A call ready for the budget, guardrail, provider and log steps. */
-interface PreparedCall {
-  feature: string;
-  promptKey: string | null;
-  promptVersion: number | null;
-  messages: StoredMessage[];
-  responseFormat: 'text' | 'json';
-  userId: string | null;
-  spaceId: string | null;
-  runId?: string;
-  injection: { actions: GuardrailAction[]; blocked: boolean };
-  replayOf: string | null;
-}
-
-const JSON_FENCE = /^\s*```(?:json)?\s*([\s\S]*?)\s*```\s*$/i;
-
 /**
  * The one way into an AI provider: route, prompt, budget, guardrails,
  * provider, log. Each step is timed as a span of the call's workflow run.
  */
 @Injectable()
 export class AiGatewayService {
-  private readonly logger = new Logger('AiGateway');
-
   constructor(
     private readonly routing: ModelRoutingService,
     private readonly prompts: PromptsService,
@@ -308,14 +290,14 @@ export class AiGatewayService {
     );
     const base = { call, messages, actions, run, started };
     if (call.injection.blocked) {
-      const logId = await this.log(base, targets[0], 1, 'blocked', spans, {
+      const logId = await this.store.recordAttempt(base, targets[0], 1, 'blocked', spans, {
         error: 'Prompt-injection markers in untrusted input.',
       });
       const variables = actions.filter((a) => a.kind === 'injection_blocked').map((a) => a.variable ?? '');
       throw new AiInputBlocked(variables, logId);
     }
     if (breach) {
-      const logId = await this.log(base, targets[0], 1, 'budget_exceeded', spans, {
+      const logId = await this.store.recordAttempt(base, targets[0], 1, 'budget_exceeded', spans, {
         error: budgetSentence(breach),
       });
       throw new AiBudgetExceeded(breach.entryPoint, breach.limit, breach.resetsAt, logId);
@@ -338,7 +320,7 @@ export class AiGatewayService {
           }),
         );
         const cost = costOf(target.model, answer.inputTokens, answer.outputTokens);
-        const logId = await this.log(base, target, i + 1, 'success', attemptSpans, {
+        const logId = await this.store.recordAttempt(base, target, i + 1, 'success', attemptSpans, {
           inputTokens: answer.inputTokens,
           outputTokens: answer.outputTokens,
           costUsd: cost.usd,
@@ -369,7 +351,7 @@ export class AiGatewayService {
             fallback_next: !last,
           }),
         );
-        const logId = await this.log(base, target, i + 1, 'error', attemptSpans, {
+        const logId = await this.store.recordAttempt(base, target, i + 1, 'error', attemptSpans, {
           error: error.message,
           final: last,
         });
@@ -381,130 +363,4 @@ export class AiGatewayService {
       }
     }
   }
-
-  private async log(
-    base: {
-      call: PreparedCall;
-      messages: StoredMessage[];
-      actions: GuardrailAction[];
-      run: { own: boolean; runId: string; startedAt: Date };
-      started: number;
-    },
-    target: ProviderTarget,
-    attempt: number,
-    status: AiLogStatus,
-    spans: SpanRecord[],
-    outcome: {
-      inputTokens?: number;
-      outputTokens?: number;
-      costUsd?: number;
-      response?: string;
-      error?: string;
-      final?: boolean;
-    },
-  ): Promise<string> {
-    const { call, run } = base;
-    const record: LogRecord = {
-      id: randomUUID(),
-      feature: call.feature,
-      provider: target.provider,
-      model: target.model,
-      promptKey: call.promptKey,
-      promptVersion: call.promptVersion,
-      status,
-      inputTokens: outcome.inputTokens ?? 0,
-      outputTokens: outcome.outputTokens ?? 0,
-      costUsd: outcome.costUsd ?? 0,
-      latencyMs: Math.round(performance.now() - base.started),
-      userId: call.userId,
-      spaceId: call.spaceId,
-      guardrailActions: base.actions,
-      messages: base.messages,
-      response: outcome.response ?? null,
-      error: outcome.error ?? null,
-      runId: run.runId,
-      attempt,
-      profileId: target.profileId,
-      replayOf: call.replayOf,
-    };
-    const finished = status !== 'error' || outcome.final === true;
-    const writeStart = performance.now();
-    const writeStartedAt = new Date();
-    await this.store.write(record, spans, {
-      own: run.own,
-      id: run.runId,
-      feature: call.feature,
-      status: status === 'success' ? 'succeeded' : finished ? 'failed' : 'running',
-      userId: call.userId,
-      spaceId: call.spaceId,
-      startedAt: run.startedAt,
-      finished,
-    });
-    // The write's own span is known only now; the caller does not wait for it to be stored.
-    void this.store
-      .writeSpan(
-        run.runId,
-        record.id,
-        attempt,
-        span('log', 'ok', writeStartedAt, performance.now() - writeStart, { status }),
-      )
-      .catch((error: unknown) =>
-        this.logger.warn(`Could not record the log span of ${record.id}: ${String(error)}`),
-      );
-    return record.id;
-  }
-}
-
-function span(
-  name: AiSpanName,
-  status: string,
-  startedAt: Date,
-  durationMs: number,
-  detail: Record<string, unknown>,
-): SpanRecord {
-  return { name, status, startedAt, durationMs: Math.round(durationMs * 1000) / 1000, detail };
-}
-
-/** Marks an early read as handled, so that a step failing before it is awaited leaves no unhandled rejection. */
-function prefetch<T>(read: Promise<T>): Promise<T> {
-  read.catch(() => undefined);
-  return read;
-}
-
-/** Runs one step and records it as a span, also when it throws. */
-async function timed<T>(
-  spans: SpanRecord[],
-  name: AiSpanName,
-  work: () => Promise<T>,
-  detail: (result: T) => Record<string, unknown>,
-  status: (result: T) => string = () => 'ok',
-): Promise<T> {
-  const startedAt = new Date();
-  const start = performance.now();
-  try {
-    const result = await work();
-    spans.push(span(name, status(result), startedAt, performance.now() - start, detail(result)));
-    return result;
-  } catch (error) {
-    spans.push(
-      span(name, 'error', startedAt, performance.now() - start, {
-        error: error instanceof Error ? error.message : String(error),
-      }),
-    );
-    throw error;
-  }
-}
-
-/** The answer as JSON; a model that wraps it in a code fence is tolerated. */
-function parseJson(text: string): unknown {
-  const body = JSON_FENCE.exec(text)?.[1] ?? text;
-  try {
-    return JSON.parse(body);
-  } catch {
-    throw new ProviderFailure('invalid_answer', 'The model was asked for JSON and answered something else.');
-  }
-}
-
-function budgetSentence(breach: BudgetRefusal): string {
-  return `Over the ${breach.limit} budget of ${breach.entryPoint}: ${breach.used} used of ${breach.allowed}.`;
 }

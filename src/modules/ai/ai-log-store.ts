@@ -1,9 +1,12 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
 import { PreparedQueries } from '../../database/prepared-queries';
 import type { AiLogStatus, StoredMessage } from './entities/ai-log.entity';
 import type { AiRunStatus } from './entities/ai-workflow-run.entity';
 import type { AiSpanName } from './entities/ai-span.entity';
 import type { GuardrailAction } from './guardrails';
+import { AttemptBase, span } from './gateway-steps';
+import type { ProviderTarget } from './providers/wire';
 
 export interface SpanRecord {
   name: AiSpanName;
@@ -109,6 +112,8 @@ SELECT (SELECT created_at FROM log) AS created_at, (SELECT count(*) FROM usage) 
 
 @Injectable()
 export class AiLogStore {
+  private readonly logger = new Logger('AiLogStore');
+
   constructor(private readonly prepared: PreparedQueries) {}
 
   async write(log: LogRecord, spans: SpanRecord[], run: RunRecord): Promise<Date> {
@@ -167,5 +172,70 @@ export class AiLogStore {
         JSON.stringify(span.detail),
       ],
     );
+  }
+
+  /** Writes one attempt of a call: its log entry, the rollups, its spans and its run. */
+  async recordAttempt(
+    base: AttemptBase,
+    target: ProviderTarget,
+    attempt: number,
+    status: AiLogStatus,
+    spans: SpanRecord[],
+    outcome: {
+      inputTokens?: number;
+      outputTokens?: number;
+      costUsd?: number;
+      response?: string;
+      error?: string;
+      final?: boolean;
+    },
+  ): Promise<string> {
+    const { call, run } = base;
+    const record: LogRecord = {
+      id: randomUUID(),
+      feature: call.feature,
+      provider: target.provider,
+      model: target.model,
+      promptKey: call.promptKey,
+      promptVersion: call.promptVersion,
+      status,
+      inputTokens: outcome.inputTokens ?? 0,
+      outputTokens: outcome.outputTokens ?? 0,
+      costUsd: outcome.costUsd ?? 0,
+      latencyMs: Math.round(performance.now() - base.started),
+      userId: call.userId,
+      spaceId: call.spaceId,
+      guardrailActions: base.actions,
+      messages: base.messages,
+      response: outcome.response ?? null,
+      error: outcome.error ?? null,
+      runId: run.runId,
+      attempt,
+      profileId: target.profileId,
+      replayOf: call.replayOf,
+    };
+    const finished = status !== 'error' || outcome.final === true;
+    const writeStart = performance.now();
+    const writeStartedAt = new Date();
+    await this.write(record, spans, {
+      own: run.own,
+      id: run.runId,
+      feature: call.feature,
+      status: status === 'success' ? 'succeeded' : finished ? 'failed' : 'running',
+      userId: call.userId,
+      spaceId: call.spaceId,
+      startedAt: run.startedAt,
+      finished,
+    });
+    // The write's own span is known only now; the caller does not wait for it to be stored.
+    void this.writeSpan(
+      run.runId,
+      record.id,
+      attempt,
+      span('log', 'ok', writeStartedAt, performance.now() - writeStart, { status }),
+    ).catch((error: unknown) =>
+      this.logger.warn(`Could not record the log span of ${record.id}: ${String(error)}`),
+    );
+    return record.id;
   }
 }
