@@ -278,9 +278,18 @@ describe('AI administration over HTTP (real PostgreSQL, local provider server)',
         note: 'shorter',
       });
       expect(created.status).toBe(201);
-      expect(created.body.active_version).toBeGreaterThanOrEqual(1);
-      expect(created.body.versions[0]).toEqual(
-        expect.objectContaining({ status: 'active', variables: ['alert', 'product'] }),
+      expect(created.body).toEqual(
+        expect.objectContaining({
+          prompt_key: 'alert_explain',
+          version: expect.any(Number),
+          status: 'active',
+          variables: ['alert', 'product'],
+          note: 'shorter',
+          created_by: root.id,
+        }),
+      );
+      expect((await admin().get('/admin/prompts/alert_explain')).body.active_version).toBe(
+        created.body.version,
       );
       const shorter = await admin().post('/admin/prompts/alert_explain/preview', {
         variables: { alert: 'a', product: 'p' },

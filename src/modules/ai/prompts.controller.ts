@@ -5,6 +5,7 @@ import { CurrentActor } from '../../common/auth/current-actor.decorator';
 import { ApiProblems } from '../../common/openapi/api-problems.decorator';
 import { SuperadminOnly } from '../../common/permissions/superadmin.guard';
 import {
+  CreatedPromptVersionResponse,
   CreatePromptVersionDto,
   PreviewPromptDto,
   PromptDetailResponse,
@@ -46,15 +47,15 @@ export class PromptsController {
     operationId: 'createPromptVersion',
     summary: 'Create and activate a prompt version',
     description:
-      "The new version (numbered after the highest) becomes the active one. Its template may only use the prompt's variables (422 naming an unknown one).",
+      "The new version (numbered after the highest) becomes the active one and is answered. Its template may only use the prompt's variables (422 naming an unknown one).",
   })
-  @ApiCreatedResponse({ type: PromptDetailResponse })
+  @ApiCreatedResponse({ type: CreatedPromptVersionResponse })
   @ApiProblems(404, 422)
   createVersion(
     @CurrentActor() actor: Actor,
     @Param() params: PromptKeyParams,
     @Body() dto: CreatePromptVersionDto,
-  ): Promise<PromptDetailResponse> {
+  ): Promise<CreatedPromptVersionResponse> {
     return this.prompts.createVersion(actor.userId, params.prompt_key, dto);
   }
 

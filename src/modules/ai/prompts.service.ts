@@ -11,6 +11,7 @@ import {
   PromptPreviewResponse,
   PromptSummaryResponse,
   PromptVersionResponse,
+  CreatedPromptVersionResponse,
 } from './dto/prompts.dto';
 import type { StoredMessage } from './entities/ai-log.entity';
 import { AiPromptVersion, PromptVersionStatus } from './entities/ai-prompt-version.entity';
@@ -124,7 +125,7 @@ export class PromptsService {
     userId: string,
     key: string,
     dto: CreatePromptVersionDto,
-  ): Promise<PromptDetailResponse> {
+  ): Promise<CreatedPromptVersionResponse> {
     const definition = this.definition(key);
     const system = dto.system ?? definition.system;
     const used = [...new Set([...templateVariables(dto.template), ...templateVariables(system)])];
@@ -135,7 +136,7 @@ export class PromptsService {
         `The prompt ${key} has no variable ${unknown.join(', ')}; it can use ${definition.variables.join(', ') || 'none'}.`,
       );
     }
-    await this.tx.run((em) =>
+    const version = await this.tx.run((em) =>
       this.insertVersion(em, {
         key,
         system,
@@ -147,7 +148,8 @@ export class PromptsService {
         logId: null,
       }),
     );
-    return this.get(key);
+    const row = await this.versions.findOneByOrFail({ promptKey: key, version });
+    return { prompt_key: key, ...toVersion(row) };
   }
 
   /** A draft (not active) version from a logged call's messages. */
@@ -229,7 +231,7 @@ export class PromptsService {
       userId: string;
       logId: string | null;
     },
-  ): Promise<void> {
+  ): Promise<number> {
     // Serialises version numbering per key without a row to lock.
     await em.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`ai_prompt:${v.key}`]);
     const [{ next }] = await em.query(
@@ -250,6 +252,7 @@ export class PromptsService {
       sourceLogId: v.logId,
       createdBy: v.userId,
     });
+    return next as number;
   }
 }
 

@@ -65,6 +65,10 @@ export class PromptVersionResponse {
   @ApiProperty({ format: 'date-time', nullable: true, type: String }) created_at: string | null;
 }
 
+export class CreatedPromptVersionResponse extends PromptVersionResponse {
+  @ApiProperty() prompt_key: string;
+}
+
 export class PromptSummaryResponse {
   @ApiProperty() prompt_key: string;
   @ApiProperty() description: string;
