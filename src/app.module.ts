@@ -8,6 +8,7 @@ import { ConfigModule } from './config/config.module';
 import { DatabaseConnection } from './database/data-source-options';
 import { DatabaseModule } from './database/database.module';
 import { AccountsModule } from './modules/accounts/accounts.module';
+import { AiModule } from './modules/ai/ai.module';
 import { ApiKeysModule } from './modules/api-keys/api-keys.module';
 import { AttachmentsModule } from './modules/attachments/attachments.module';
 import { AuditLogModule } from './modules/audit/audit.module';
@@ -94,6 +95,7 @@ export class AppModule {
         ScimModule,
         PermissionsModule,
         OnboardingModule,
+        AiModule,
       ],
       providers: [
         { provide: APP_FILTER, useClass: ProblemDetailsFilter },
