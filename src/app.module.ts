@@ -7,6 +7,7 @@ import { AppConfig } from './config/app.config';
 import { ConfigModule } from './config/config.module';
 import { DatabaseConnection } from './database/data-source-options';
 import { DatabaseModule } from './database/database.module';
+import { AiFeedbackModule } from './modules/ai-feedback/ai-feedback.module';
 import { AccountsModule } from './modules/accounts/accounts.module';
 import { ApiKeysModule } from './modules/api-keys/api-keys.module';
 import { AttachmentsModule } from './modules/attachments/attachments.module';
@@ -14,6 +15,7 @@ import { AuditLogModule } from './modules/audit/audit.module';
 import { CatalogModule } from './modules/catalog/catalog.module';
 import { ConnectorsModule } from './modules/connectors/connectors.module';
 import { HealthModule } from './modules/health/health.module';
+import { LearningIntegrationModule } from './modules/learning-integration/learning-integration.module';
 import { MetadataConfigModule } from './modules/metadata-config/metadata-config.module';
 import { NotificationsModule } from './modules/notifications/notifications.module';
 import { PoliciesModule } from './modules/policies/policies.module';
@@ -86,6 +88,8 @@ export class AppModule {
         RisksModule,
         PoliciesModule,
         ReportsModule,
+        AiFeedbackModule,
+        LearningIntegrationModule,
       ],
       providers: [
         { provide: APP_FILTER, useClass: ProblemDetailsFilter },
