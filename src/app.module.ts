@@ -9,6 +9,7 @@ import { DatabaseConnection } from './database/data-source-options';
 import { DatabaseModule } from './database/database.module';
 import { AiFeedbackModule } from './modules/ai-feedback/ai-feedback.module';
 import { AccountsModule } from './modules/accounts/accounts.module';
+import { AiModule } from './modules/ai/ai.module';
 import { ApiKeysModule } from './modules/api-keys/api-keys.module';
 import { AttachmentsModule } from './modules/attachments/attachments.module';
 import { AuditLogModule } from './modules/audit/audit.module';
@@ -88,6 +89,7 @@ export class AppModule {
         RisksModule,
         PoliciesModule,
         ReportsModule,
+        AiModule,
         AiFeedbackModule,
         LearningIntegrationModule,
       ],

@@ -80,6 +80,41 @@ export interface AppConfig {
    * worker's jobs are taken over within one lease (default 30 s).
    */
   jobLeaseSeconds: number;
+  /** The AI gateway's environment defaults (decisions section 10). */
+  ai: AiEnvConfig;
+}
+
+/**
+ * AI settings read from the environment. `provider` and `model` make the
+ * effective provider configuration when no database configuration exists
+ * (its `source` is then `environment`).
+ */
+export interface AiEnvConfig {
+  provider: 'openai' | 'azure_openai' | 'anthropic' | 'openai_compatible' | null;
+  model: string | null;
+  apiKey: string | null;
+  apiBaseUrl: string | null;
+  /**
+   * TRUSTED_AI_HOSTS: host names or addresses an AI or embedding base URL may
+   * point at over http or on a private address (an internal gateway, a
+   * self-hosted model server). Nothing else relaxes the public-HTTPS rule.
+   */
+  trustedHosts: string[];
+  /** AI_REQUEST_TIMEOUT_MS: how long one provider request may take (default 30 s). */
+  requestTimeoutMs: number;
+  /** AI_MAX_RETRIES: retries of a 429/5xx/connection failure (default 2). */
+  maxRetries: number;
+  /** AI_RETRY_MAX_WAIT_MS: the longest wait between retries, Retry-After included (default 5 s). */
+  retryMaxWaitMs: number;
+  /** AI_LOG_RETENTION_DAYS: AI logs and workflow runs older than this are removed (default 90). */
+  logRetentionDays: number;
+  /** Global budget defaults (AI_BUDGET_DAILY_TOKENS, …); null means no limit. */
+  budget: {
+    dailyTokens: number | null;
+    monthlyTokens: number | null;
+    dailyUsd: number | null;
+    monthlyUsd: number | null;
+  };
 }
 
 /** Where attachments live with `STORAGE_BACKEND=s3` (AWS S3 or any S3-compatible store). */
@@ -285,6 +320,65 @@ function trustProxy(env: Env): TrustProxy {
   return entries;
 }
 
+const AI_PROVIDERS = ['openai', 'azure_openai', 'anthropic', 'openai_compatible'] as const;
+
+function optionalInteger(env: Env, name: string): number | null {
+  return read(env, name) === undefined ? null : integer(env, name, 0, 0, Number.MAX_SAFE_INTEGER);
+}
+
+function optionalUsd(env: Env, name: string): number | null {
+  const raw = read(env, name);
+  if (raw === undefined) return null;
+  if (!/^\d+(\.\d+)?$/.test(raw))
+    throw new ConfigError(`${name} must be an amount in USD such as 25.50, got "${raw}".`);
+  return Number(raw);
+}
+
+function trustedHosts(env: Env): string[] {
+  const raw = read(env, 'TRUSTED_AI_HOSTS');
+  if (raw === undefined) return [];
+  return raw
+    .split(',')
+    .map((entry) =>
+      entry
+        .trim()
+        .toLowerCase()
+        .replace(/^\[|\]$/g, ''),
+    )
+    .filter((entry) => entry !== '')
+    .map((entry) => {
+      if (
+        !ipaddr.isValid(entry) &&
+        !/^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/.test(entry)
+      ) {
+        throw new ConfigError(`TRUSTED_AI_HOSTS must list host names or IP addresses, got "${entry}".`);
+      }
+      return entry;
+    });
+}
+
+function aiConfig(env: Env): AiEnvConfig {
+  const provider =
+    read(env, 'AI_PROVIDER') === undefined ? null : oneOf(env, 'AI_PROVIDER', AI_PROVIDERS, 'openai');
+  return {
+    provider,
+    model: read(env, 'AI_MODEL') ?? null,
+    apiKey: read(env, 'AI_API_KEY') ?? null,
+    apiBaseUrl: url(env, 'AI_API_BASE_URL', ['http:', 'https:'])?.replace(/\/+$/, '') ?? null,
+    trustedHosts: trustedHosts(env),
+    requestTimeoutMs: integer(env, 'AI_REQUEST_TIMEOUT_MS', 30_000, 100, 600_000),
+    maxRetries: integer(env, 'AI_MAX_RETRIES', 2, 0, 10),
+    retryMaxWaitMs: integer(env, 'AI_RETRY_MAX_WAIT_MS', 5_000, 0, 60_000),
+    logRetentionDays: integer(env, 'AI_LOG_RETENTION_DAYS', 90, 1, 3650),
+    budget: {
+      dailyTokens: optionalInteger(env, 'AI_BUDGET_DAILY_TOKENS'),
+      monthlyTokens: optionalInteger(env, 'AI_BUDGET_MONTHLY_TOKENS'),
+      dailyUsd: optionalUsd(env, 'AI_BUDGET_DAILY_USD'),
+      monthlyUsd: optionalUsd(env, 'AI_BUDGET_MONTHLY_USD'),
+    },
+  };
+}
+
 /** json in production and wherever stdout is not a terminal (a container, a pipe, a log shipper). */
 function logFormat(env: Env, stdoutIsTty: boolean): LogFormat {
   const fallback = env.NODE_ENV === 'production' || !stdoutIsTty ? 'json' : 'pretty';
@@ -334,5 +428,6 @@ export function loadConfig(env: Env = process.env, stdoutIsTty = process.stdout.
     trustProxy: trustProxy(env),
     allowPrivateNetworkTargets: boolean(env, 'ALLOW_PRIVATE_NETWORK_TARGETS', false),
     jobLeaseSeconds: integer(env, 'JOB_LEASE_SECONDS', 30, 3, 600),
+    ai: aiConfig(env),
   };
 }

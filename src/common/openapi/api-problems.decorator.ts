@@ -13,6 +13,7 @@ const DESCRIPTIONS: Record<number, string> = {
   429: 'Too many requests; see Retry-After.',
   502: 'An upstream peer failed.',
   503: 'A dependency is unavailable.',
+  504: 'An upstream peer did not answer in time.',
 };
 
 /** Documents the problem-details responses a route can give. */

@@ -10,11 +10,17 @@ export class OutboundRefused extends Error {
   override readonly name = 'OutboundRefused';
 }
 
+/** The peer did not answer within the request's time-out. */
+export class OutboundTimeout extends Error {
+  override readonly name = 'OutboundTimeout';
+}
+
 export interface OutboundResponse {
   status: number;
   durationMs: number;
-  /** The first bytes of the body, for delivery logs. */
+  /** The first bytes of the body (`maxBodyBytes`, by default 2 KiB, enough for delivery logs). */
   bodySnippet: string;
+  headers: IncomingMessage['headers'];
 }
 
 export interface OutboundRequest {
@@ -22,6 +28,14 @@ export interface OutboundRequest {
   headers: Record<string, string>;
   body?: string;
   timeoutMs?: number;
+  /** How much of the answer to keep (default 2 KiB). */
+  maxBodyBytes?: number;
+  /**
+   * Provider endpoints (AI, embeddings): public HTTPS only, whatever
+   * ALLOW_PRIVATE_NETWORK_TARGETS says, except hosts the operator trusts
+   * (TRUSTED_AI_HOSTS), which may be reached over http and on any address.
+   */
+  providerRules?: { trustedHosts: readonly string[] };
 }
 
 const MAX_REDIRECTS = 3;
@@ -37,6 +51,7 @@ const DEFAULT_TIMEOUT_MS = 10_000;
 @Injectable()
 export class SafeHttpClient {
   private readonly policy: AddressPolicy;
+  private static readonly STRICT: AddressPolicy = { allowPrivate: false };
 
   constructor(@Inject(APP_CONFIG) config: AppConfig) {
     this.policy = { allowPrivate: config.allowPrivateNetworkTargets };
@@ -66,13 +81,37 @@ export class SafeHttpClient {
     }
   }
 
+  /** Null when a provider base URL may be stored: public HTTPS, or any http(s) URL on a trusted host. */
+  providerRefusal(url: string, trustedHosts: readonly string[]): string | null {
+    const policy = this.policyFor(url, { trustedHosts });
+    if (policy === null) {
+      const parsed = new URL(url);
+      if (!['http:', 'https:'].includes(parsed.protocol)) return 'it must use https';
+      return parsed.username || parsed.password ? 'it must not contain credentials' : null;
+    }
+    return urlRefusal(url, policy);
+  }
+
+  /** The address policy for a target; null means a trusted provider host (no address rules). */
+  private policyFor(url: string, rules: OutboundRequest['providerRules']): AddressPolicy | null {
+    if (!rules) return this.policy;
+    let host: string;
+    try {
+      host = new URL(url).hostname.replace(/^\[|\]$/g, '').toLowerCase();
+    } catch {
+      return SafeHttpClient.STRICT;
+    }
+    return rules.trustedHosts.includes(host) ? null : SafeHttpClient.STRICT;
+  }
+
   async send(url: string, request: OutboundRequest): Promise<OutboundResponse> {
     const started = process.hrtime.bigint();
     let target = url;
     for (let hop = 0; ; hop++) {
-      const refused = this.refusal(target);
+      const policy = this.policyFor(target, request.providerRules);
+      const refused = policy ? urlRefusal(target, policy) : null;
       if (refused) throw new OutboundRefused(`Refused ${target}: ${refused}.`);
-      const response = await this.once(target, request);
+      const response = await this.once(target, request, policy);
       const location = response.headers.location;
       if ((response.status === 307 || response.status === 308) && location && hop < MAX_REDIRECTS) {
         target = new URL(location, target).toString();
@@ -82,6 +121,7 @@ export class SafeHttpClient {
         status: response.status,
         durationMs: Math.round(Number(process.hrtime.bigint() - started) / 1e6),
         bodySnippet: response.snippet,
+        headers: response.headers,
       };
     }
   }
@@ -89,15 +129,17 @@ export class SafeHttpClient {
   private once(
     url: string,
     request: OutboundRequest,
+    policy: AddressPolicy | null,
   ): Promise<{ status: number; headers: IncomingMessage['headers']; snippet: string }> {
     const parsed = new URL(url);
     const send = parsed.protocol === 'https:' ? httpsRequest : httpRequest;
+    const maxBytes = request.maxBodyBytes ?? SNIPPET_BYTES;
     const lookup: LookupFunction = (hostname, options, callback) => {
       dnsLookup(hostname, { ...options, all: true }, (error, addresses) => {
         if (error) return callback(error, '', 4);
         const list = addresses as LookupAddress[];
         for (const { address } of list) {
-          const reason = addressRefusal(address, this.policy);
+          const reason = policy ? addressRefusal(address, policy) : null;
           if (reason) return callback(new OutboundRefused(`Refused ${hostname}: ${reason}.`), '', 4);
         }
         if (options.all) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, list);
@@ -117,21 +159,21 @@ export class SafeHttpClient {
           const chunks: Buffer[] = [];
           let size = 0;
           res.on('data', (chunk: Buffer) => {
-            if (size < SNIPPET_BYTES) chunks.push(chunk);
+            if (size < maxBytes) chunks.push(chunk);
             size += chunk.length;
           });
           res.on('end', () =>
             resolve({
               status: res.statusCode ?? 0,
               headers: res.headers,
-              snippet: Buffer.concat(chunks).subarray(0, SNIPPET_BYTES).toString('utf8'),
+              snippet: Buffer.concat(chunks).subarray(0, maxBytes).toString('utf8'),
             }),
           );
           res.on('error', reject);
         },
       );
       req.on('timeout', () =>
-        req.destroy(new Error(`No answer within ${request.timeoutMs ?? DEFAULT_TIMEOUT_MS} ms`)),
+        req.destroy(new OutboundTimeout(`No answer within ${request.timeoutMs ?? DEFAULT_TIMEOUT_MS} ms`)),
       );
       req.on('error', reject);
       req.end(request.body);

@@ -1,0 +1,484 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import { DomainError } from '../../common/errors/domain-error';
+import { PreparedQueries } from '../../database/prepared-queries';
+import { AiConfigService } from './ai-config.service';
+import {
+  AiBudgetExceeded,
+  AiInputBlocked,
+  AiNotConfigured,
+  AiProviderFailed,
+  AiProviderTimeout,
+} from './ai.errors';
+import { AiLogStore, LogRecord, SpanRecord } from './ai-log-store';
+import { estimateTokens } from './budget-rules';
+import { BudgetRefusal, BudgetsService } from './budgets.service';
+import type { AiLogStatus, StoredMessage } from './entities/ai-log.entity';
+import type { AiSpanName } from './entities/ai-span.entity';
+import { checkUntrusted, GuardrailAction, GuardrailKind, redact, redactionActions } from './guardrails';
+import { ModelRoutingService } from './model-routing.service';
+import { costOf } from './pricing';
+import { PromptsService } from './prompts.service';
+import { ProviderClient, ProviderFailure } from './providers/provider-client';
+import type { ProviderTarget } from './providers/wire';
+
+export interface AiCallRequest {
+  /** snake_case feature name; picks the model route and the budget entry point. */
+  feature: string;
+  promptKey: string;
+  variables: Record<string, unknown>;
+  userId: string | null;
+  spaceId?: string | null;
+  /** Groups this call with others of one feature invocation (see startRun); a run of its own otherwise. */
+  runId?: string;
+  /** Variables holding user- or data-supplied text, checked for prompt-injection markers. */
+  untrustedVariables?: string[];
+  /** `json` parses the answer (code fences tolerated); the prompt's own format when left out. */
+  responseFormat?: 'text' | 'json';
+}
+
+export interface AiCallResult {
+  logId: string;
+  text: string;
+  json?: unknown;
+  provider: string;
+  model: string;
+  inputTokens: number;
+  outputTokens: number;
+  costUsd: number;
+  runId?: string;
+}
+
+/** A call ready for the budget, guardrail, provider and log steps. */
+interface PreparedCall {
+  feature: string;
+  promptKey: string | null;
+  promptVersion: number | null;
+  messages: StoredMessage[];
+  responseFormat: 'text' | 'json';
+  userId: string | null;
+  spaceId: string | null;
+  runId?: string;
+  injection: { actions: GuardrailAction[]; blocked: boolean };
+  replayOf: string | null;
+}
+
+const JSON_FENCE = /^\s*```(?:json)?\s*([\s\S]*?)\s*```\s*$/i;
+
+/**
+ * The one way into an AI provider: route, prompt, budget, guardrails,
+ * provider, log. Each step is timed as a span of the call's workflow run.
+ */
+@Injectable()
+export class AiGatewayService {
+  private readonly logger = new Logger('AiGateway');
+
+  constructor(
+    private readonly routing: ModelRoutingService,
+    private readonly prompts: PromptsService,
+    private readonly budgets: BudgetsService,
+    private readonly providers: ProviderClient,
+    private readonly store: AiLogStore,
+    private readonly configs: AiConfigService,
+    private readonly prepared: PreparedQueries,
+  ) {}
+
+  async complete(request: AiCallRequest): Promise<AiCallResult> {
+    const spans: SpanRecord[] = [];
+    const started = performance.now();
+    const targets = await timed(
+      spans,
+      'route',
+      () => this.routing.resolve(request.feature),
+      (t) => ({
+        feature: request.feature,
+        profile_id: t[0].profileId,
+        provider: t[0].provider,
+        model: t[0].model,
+        fallback: t[1] ? { profile_id: t[1].profileId, model: t[1].model } : null,
+      }),
+    );
+    const { prompt, messages } = await timed(
+      spans,
+      'prompt',
+      async () => {
+        const active = await this.prompts.active(request.promptKey);
+        return { prompt: active, messages: this.prompts.messages(active, request.variables) };
+      },
+      (p) => ({ prompt_key: p.prompt.key, version: p.prompt.version }),
+    );
+    return this.execute(
+      {
+        feature: request.feature,
+        promptKey: prompt.key,
+        promptVersion: prompt.version,
+        messages,
+        responseFormat: request.responseFormat ?? prompt.responseFormat,
+        userId: request.userId,
+        spaceId: request.spaceId ?? null,
+        runId: request.runId,
+        injection: checkUntrusted(request.variables, request.untrustedVariables ?? []),
+        replayOf: null,
+      },
+      targets,
+      spans,
+      started,
+    );
+  }
+
+  /** Opens a workflow run that groups the gateway calls of one feature invocation. */
+  async startRun(feature: string, userId: string | null, spaceId: string | null = null): Promise<string> {
+    const id = randomUUID();
+    await this.prepared.query(
+      `INSERT INTO ai_workflow_runs (id, feature, status, user_id, space_id, started_at) VALUES ($1, $2, 'running', $3, $4, now())`,
+      [id, feature, userId, spaceId],
+    );
+    return id;
+  }
+
+  async finishRun(runId: string, status: 'succeeded' | 'failed'): Promise<void> {
+    await this.prepared.query(`UPDATE ai_workflow_runs SET status = $2, finished_at = now() WHERE id = $1`, [
+      runId,
+      status,
+    ]);
+  }
+
+  /** Runs `work` inside a workflow run, finished as succeeded or failed by its outcome. */
+  async withRun<T>(
+    feature: string,
+    userId: string | null,
+    spaceId: string | null,
+    work: (runId: string) => Promise<T>,
+  ): Promise<T> {
+    const runId = await this.startRun(feature, userId, spaceId);
+    try {
+      const result = await work(runId);
+      await this.finishRun(runId, 'succeeded');
+      return result;
+    } catch (error) {
+      await this.finishRun(runId, 'failed');
+      throw error;
+    }
+  }
+
+  /** Sends a logged call's stored (already redacted) messages again through the governed path. */
+  async replay(
+    original: {
+      id: string;
+      feature: string;
+      promptKey: string | null;
+      promptVersion: number | null;
+      messages: StoredMessage[];
+      spaceId: string | null;
+    },
+    userId: string,
+  ): Promise<AiCallResult> {
+    const spans: SpanRecord[] = [];
+    const started = performance.now();
+    const targets = await timed(
+      spans,
+      'route',
+      () => this.routing.resolve(original.feature),
+      (t) => ({
+        feature: original.feature,
+        profile_id: t[0].profileId,
+        model: t[0].model,
+      }),
+    );
+    return this.execute(
+      {
+        feature: original.feature,
+        promptKey: original.promptKey,
+        promptVersion: original.promptVersion,
+        messages: original.messages,
+        responseFormat: 'text',
+        userId,
+        spaceId: original.spaceId,
+        injection: { actions: [], blocked: false },
+        replayOf: original.id,
+      },
+      targets,
+      spans,
+      started,
+    );
+  }
+
+  /** The smallest call to the provider configuration itself (not a route), enabled or not. */
+  async testConnection(
+    userId: string,
+  ): Promise<{ success: boolean; error: string | null; latency_ms: number; model: string | null }> {
+    const started = performance.now();
+    const config = await this.configs.effective();
+    if (!config) return { success: false, error: new AiNotConfigured().detail, latency_ms: 0, model: null };
+    const target = this.routing.configTarget(config);
+    try {
+      const prompt = await this.prompts.active('connection_test');
+      await this.execute(
+        {
+          feature: 'test_connection',
+          promptKey: prompt.key,
+          promptVersion: prompt.version,
+          messages: this.prompts.messages(prompt, {}),
+          responseFormat: 'text',
+          userId,
+          spaceId: null,
+          injection: { actions: [], blocked: false },
+          replayOf: null,
+        },
+        [target],
+        [],
+        started,
+      );
+      return {
+        success: true,
+        error: null,
+        latency_ms: Math.round(performance.now() - started),
+        model: target.model,
+      };
+    } catch (error) {
+      if (!(error instanceof DomainError)) throw error;
+      return {
+        success: false,
+        error: error.detail,
+        latency_ms: Math.round(performance.now() - started),
+        model: target.model,
+      };
+    }
+  }
+
+  private async execute(
+    call: PreparedCall,
+    targets: ProviderTarget[],
+    spans: SpanRecord[],
+    started: number,
+  ): Promise<AiCallResult> {
+    const runId = call.runId ?? randomUUID();
+    const run = {
+      own: call.runId === undefined,
+      runId,
+      startedAt: new Date(Date.now() - (performance.now() - started)),
+    };
+    const estimate = call.messages.reduce((n, m) => n + estimateTokens(m.content), 0);
+    const breach = await timed(
+      spans,
+      'budget',
+      () => this.budgets.check(call.feature, estimate),
+      (b) => ({
+        estimated_tokens: estimate,
+        refused: b
+          ? { entry_point_id: b.entryPoint, limit: b.limit, used: b.used, allowed: b.allowed }
+          : null,
+      }),
+      (b) => (b ? 'refused' : 'ok'),
+    );
+    const { messages, actions } = await timed(
+      spans,
+      'guardrails',
+      async () => {
+        const counts: Partial<Record<GuardrailKind, number>> = {};
+        const redacted = call.messages.map((m) => {
+          const r = redact(m.content);
+          for (const [kind, n] of Object.entries(r.counts) as [GuardrailKind, number][])
+            counts[kind] = (counts[kind] ?? 0) + n;
+          return { role: m.role, content: r.text };
+        });
+        return { messages: redacted, actions: [...call.injection.actions, ...redactionActions(counts)] };
+      },
+      (g) => ({ actions: g.actions }),
+      () => (call.injection.blocked ? 'blocked' : 'ok'),
+    );
+    const base = { call, messages, actions, run, started };
+    if (call.injection.blocked) {
+      const logId = await this.log(base, targets[0], 1, 'blocked', spans, {
+        error: 'Prompt-injection markers in untrusted input.',
+      });
+      const variables = actions.filter((a) => a.kind === 'injection_blocked').map((a) => a.variable ?? '');
+      throw new AiInputBlocked(variables, logId);
+    }
+    if (breach) {
+      const logId = await this.log(base, targets[0], 1, 'budget_exceeded', spans, {
+        error: budgetSentence(breach),
+      });
+      throw new AiBudgetExceeded(breach.entryPoint, breach.limit, breach.resetsAt, logId);
+    }
+    for (let i = 0; ; i++) {
+      const target = targets[i];
+      const attemptSpans = i === 0 ? spans : [];
+      const providerStart = performance.now();
+      const providerStartedAt = new Date();
+      try {
+        const answer = await this.providers.call(target, messages);
+        const json = call.responseFormat === 'json' ? parseJson(answer.text) : undefined;
+        attemptSpans.push(
+          span('provider', 'ok', providerStartedAt, performance.now() - providerStart, {
+            provider: target.provider,
+            model: target.model,
+            retries: answer.retries,
+            input_tokens: answer.inputTokens,
+            output_tokens: answer.outputTokens,
+          }),
+        );
+        const cost = costOf(target.model, answer.inputTokens, answer.outputTokens);
+        const logId = await this.log(base, target, i + 1, 'success', attemptSpans, {
+          inputTokens: answer.inputTokens,
+          outputTokens: answer.outputTokens,
+          costUsd: cost.usd,
+          response: redact(answer.text).text,
+          final: true,
+        });
+        return {
+          logId,
+          text: answer.text,
+          ...(json !== undefined ? { json } : {}),
+          provider: target.provider,
+          model: target.model,
+          inputTokens: answer.inputTokens,
+          outputTokens: answer.outputTokens,
+          costUsd: cost.usd,
+          runId,
+        };
+      } catch (error) {
+        if (!(error instanceof ProviderFailure)) throw error;
+        const last = i === targets.length - 1;
+        attemptSpans.push(
+          span('provider', error.kind, providerStartedAt, performance.now() - providerStart, {
+            provider: target.provider,
+            model: target.model,
+            retries: error.retries,
+            http_status: error.httpStatus,
+            error: error.message,
+            fallback_next: !last,
+          }),
+        );
+        const logId = await this.log(base, target, i + 1, 'error', attemptSpans, {
+          error: error.message,
+          final: last,
+        });
+        if (!last) continue;
+        if (error.kind === 'timeout') throw new AiProviderTimeout(error.message, logId);
+        if (error.kind === 'not_configured' || error.kind === 'refused')
+          throw new AiNotConfigured(error.message);
+        throw new AiProviderFailed(error.message, logId);
+      }
+    }
+  }
+
+  private async log(
+    base: {
+      call: PreparedCall;
+      messages: StoredMessage[];
+      actions: GuardrailAction[];
+      run: { own: boolean; runId: string; startedAt: Date };
+      started: number;
+    },
+    target: ProviderTarget,
+    attempt: number,
+    status: AiLogStatus,
+    spans: SpanRecord[],
+    outcome: {
+      inputTokens?: number;
+      outputTokens?: number;
+      costUsd?: number;
+      response?: string;
+      error?: string;
+      final?: boolean;
+    },
+  ): Promise<string> {
+    const { call, run } = base;
+    const record: LogRecord = {
+      id: randomUUID(),
+      feature: call.feature,
+      provider: target.provider,
+      model: target.model,
+      promptKey: call.promptKey,
+      promptVersion: call.promptVersion,
+      status,
+      inputTokens: outcome.inputTokens ?? 0,
+      outputTokens: outcome.outputTokens ?? 0,
+      costUsd: outcome.costUsd ?? 0,
+      latencyMs: Math.round(performance.now() - base.started),
+      userId: call.userId,
+      spaceId: call.spaceId,
+      guardrailActions: base.actions,
+      messages: base.messages,
+      response: outcome.response ?? null,
+      error: outcome.error ?? null,
+      runId: run.runId,
+      attempt,
+      profileId: target.profileId,
+      replayOf: call.replayOf,
+    };
+    const finished = status !== 'error' || outcome.final === true;
+    const writeStart = performance.now();
+    const writeStartedAt = new Date();
+    await this.store.write(record, spans, {
+      own: run.own,
+      id: run.runId,
+      feature: call.feature,
+      status: status === 'success' ? 'succeeded' : finished ? 'failed' : 'running',
+      userId: call.userId,
+      spaceId: call.spaceId,
+      startedAt: run.startedAt,
+      finished,
+    });
+    await this.store
+      .writeSpan(
+        run.runId,
+        record.id,
+        attempt,
+        span('log', 'ok', writeStartedAt, performance.now() - writeStart, { status }),
+      )
+      .catch((error: unknown) =>
+        this.logger.warn(`Could not record the log span of ${record.id}: ${String(error)}`),
+      );
+    return record.id;
+  }
+}
+
+function span(
+  name: AiSpanName,
+  status: string,
+  startedAt: Date,
+  durationMs: number,
+  detail: Record<string, unknown>,
+): SpanRecord {
+  return { name, status, startedAt, durationMs: Math.round(durationMs * 1000) / 1000, detail };
+}
+
+/** Runs one step and records it as a span, also when it throws. */
+async function timed<T>(
+  spans: SpanRecord[],
+  name: AiSpanName,
+  work: () => Promise<T>,
+  detail: (result: T) => Record<string, unknown>,
+  status: (result: T) => string = () => 'ok',
+): Promise<T> {
+  const startedAt = new Date();
+  const start = performance.now();
+  try {
+    const result = await work();
+    spans.push(span(name, status(result), startedAt, performance.now() - start, detail(result)));
+    return result;
+  } catch (error) {
+    spans.push(
+      span(name, 'error', startedAt, performance.now() - start, {
+        error: error instanceof Error ? error.message : String(error),
+      }),
+    );
+    throw error;
+  }
+}
+
+/** The answer as JSON; a model that wraps it in a code fence is tolerated. */
+function parseJson(text: string): unknown {
+  const body = JSON_FENCE.exec(text)?.[1] ?? text;
+  try {
+    return JSON.parse(body);
+  } catch {
+    throw new ProviderFailure('invalid_answer', 'The model was asked for JSON and answered something else.');
+  }
+}
+
+function budgetSentence(breach: BudgetRefusal): string {
+  return `Over the ${breach.limit} budget of ${breach.entryPoint}: ${breach.used} used of ${breach.allowed}.`;
+}

@@ -1,0 +1,113 @@
+import { ApiProperty } from '@nestjs/swagger';
+import {
+  BooleanField,
+  EnumField,
+  IntField,
+  NumberField,
+  StringField,
+} from '../../../common/validation/field.decorators';
+import { AI_PROVIDERS } from '../entities/ai-config.entity';
+
+const KEY = 'Write-only: stored encrypted and never returned (reads show `api_key_set`).';
+const BASE =
+  'The provider endpoint; required for azure_openai (https://<resource>.openai.azure.com) and openai_compatible. A public HTTPS URL unless its host is in TRUSTED_AI_HOSTS.';
+
+export class CreateAiConfigDto {
+  @EnumField(AI_PROVIDERS, { enumName: 'AiProvider' })
+  provider: (typeof AI_PROVIDERS)[number];
+
+  @StringField({ min: 1, max: 200, description: 'The model, or the deployment name on azure_openai.' })
+  model_name: string;
+
+  @StringField({ optional: true, nullable: true, min: 1, max: 1000, description: KEY })
+  api_key?: string | null;
+
+  @StringField({ optional: true, nullable: true, max: 2000, description: BASE })
+  api_base_url?: string | null;
+
+  @NumberField({ optional: true, nullable: true, min: 0, max: 2 })
+  temperature?: number | null;
+
+  @IntField({ optional: true, nullable: true, min: 1, max: 200_000 })
+  max_tokens?: number | null;
+
+  @BooleanField({ optional: true, default: true })
+  is_enabled?: boolean;
+}
+
+export class UpdateAiConfigDto {
+  @EnumField(AI_PROVIDERS, { enumName: 'AiProvider', optional: true })
+  provider?: (typeof AI_PROVIDERS)[number];
+
+  @StringField({ optional: true, min: 1, max: 200 })
+  model_name?: string;
+
+  @StringField({ optional: true, nullable: true, min: 1, max: 1000, description: `${KEY} null removes it.` })
+  api_key?: string | null;
+
+  @StringField({ optional: true, nullable: true, max: 2000, description: BASE })
+  api_base_url?: string | null;
+
+  @NumberField({ optional: true, nullable: true, min: 0, max: 2 })
+  temperature?: number | null;
+
+  @IntField({ optional: true, nullable: true, min: 1, max: 200_000 })
+  max_tokens?: number | null;
+
+  @BooleanField({ optional: true })
+  is_enabled?: boolean;
+}
+
+export class AiConfigResponse {
+  @ApiProperty({
+    format: 'uuid',
+    nullable: true,
+    type: String,
+    description: 'Null for the environment configuration.',
+  })
+  id: string | null;
+
+  @ApiProperty({ enum: ['database', 'environment'] })
+  source: 'database' | 'environment';
+
+  @ApiProperty({ enum: AI_PROVIDERS, enumName: 'AiProvider' })
+  provider: string;
+
+  @ApiProperty()
+  model_name: string;
+
+  @ApiProperty()
+  api_key_set: boolean;
+
+  @ApiProperty({ nullable: true, type: String })
+  api_base_url: string | null;
+
+  @ApiProperty({ nullable: true, type: Number })
+  temperature: number | null;
+
+  @ApiProperty({ nullable: true, type: 'integer' })
+  max_tokens: number | null;
+
+  @ApiProperty()
+  is_enabled: boolean;
+
+  @ApiProperty({ format: 'date-time', nullable: true, type: String })
+  created_at: string | null;
+
+  @ApiProperty({ format: 'date-time', nullable: true, type: String })
+  updated_at: string | null;
+}
+
+export class TestConnectionResponse {
+  @ApiProperty()
+  success: boolean;
+
+  @ApiProperty({ nullable: true, type: String, description: 'Why the call failed; null on success.' })
+  error: string | null;
+
+  @ApiProperty({ type: 'integer', description: 'Round trip of the test call through the gateway.' })
+  latency_ms: number;
+
+  @ApiProperty({ nullable: true, type: String })
+  model: string | null;
+}
