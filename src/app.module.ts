@@ -10,6 +10,7 @@ import { DatabaseModule } from './database/database.module';
 import { AiFeedbackModule } from './modules/ai-feedback/ai-feedback.module';
 import { AccountsModule } from './modules/accounts/accounts.module';
 import { AiModule } from './modules/ai/ai.module';
+import { AlertExplainModule } from './modules/alert-explain/alert-explain.module';
 import { ApiKeysModule } from './modules/api-keys/api-keys.module';
 import { AttachmentsModule } from './modules/attachments/attachments.module';
 import { AuditLogModule } from './modules/audit/audit.module';
@@ -92,6 +93,7 @@ export class AppModule {
         AiModule,
         AiFeedbackModule,
         LearningIntegrationModule,
+        AlertExplainModule,
       ],
       providers: [
         { provide: APP_FILTER, useClass: ProblemDetailsFilter },
