@@ -7,6 +7,7 @@ import { AppConfig } from './config/app.config';
 import { ConfigModule } from './config/config.module';
 import { DatabaseConnection } from './database/data-source-options';
 import { DatabaseModule } from './database/database.module';
+import { AiEvalsModule } from './modules/ai-evals/ai-evals.module';
 import { AiFeedbackModule } from './modules/ai-feedback/ai-feedback.module';
 import { AccountsModule } from './modules/accounts/accounts.module';
 import { AiModule } from './modules/ai/ai.module';
@@ -94,6 +95,7 @@ export class AppModule {
         AiFeedbackModule,
         LearningIntegrationModule,
         AlertExplainModule,
+        AiEvalsModule,
       ],
       providers: [
         { provide: APP_FILTER, useClass: ProblemDetailsFilter },

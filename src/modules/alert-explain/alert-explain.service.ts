@@ -1,40 +1,16 @@
 import { Injectable } from '@nestjs/common';
 import type { Actor } from '../../common/auth/actor';
 import { AiGatewayService } from '../ai/ai-gateway.service';
-import { AlertExplainContext, AlertExplanationsService } from '../quality/alert-explanations.service';
+import { AlertExplanationsService } from '../quality/alert-explanations.service';
+import {
+  ALERT_EXPLAIN_FEATURE,
+  ALERT_EXPLAIN_UNTRUSTED,
+  alertExplainVariables,
+  EXPLAINABLE_ALERT_TYPES,
+} from './alert-explain-prompt';
 import { AiMalformedAnswer, AlertNotExplainable } from './alert-explain.errors';
 import { AlertExplanationResponse } from './dto/alert-explanation.dto';
 import { parseHypotheses } from './hypotheses';
-
-export const ALERT_EXPLAIN_FEATURE = 'alert_explain';
-/** The alert types an explanation is offered for (decisions section 10). */
-export const EXPLAINABLE_ALERT_TYPES: readonly string[] = ['anomaly', 'trend'];
-/** Every variable holds text that users or monitoring tools wrote, so all are checked for injection. */
-const UNTRUSTED = ['alert', 'product', 'lineage', 'recent_runs', 'incidents'];
-
-/** The prompt variables of `alert_explain` built from an alert's context (also used by the evals). */
-export function alertExplainVariables(
-  context: Omit<AlertExplainContext, 'fingerprint' | 'cached'>,
-): Record<string, unknown> {
-  const { alert } = context;
-  return {
-    alert: {
-      type: alert.alert_type,
-      severity: alert.severity,
-      status: alert.status,
-      message: alert.message,
-      metadata: alert.metadata,
-      created_at: alert.created_at,
-    },
-    product: context.product ?? { note: 'The product is not readable.' },
-    lineage: {
-      upstream: context.lineage.upstream.map((p) => p.name),
-      downstream: context.lineage.downstream.map((p) => p.name),
-    },
-    recent_runs: context.recent_runs,
-    incidents: context.incidents.map(({ id: _id, ...incident }) => incident),
-  };
-}
 
 /** AI root-cause hypotheses for anomaly and trend alerts, cached in the alert until it changes. */
 @Injectable()
@@ -70,7 +46,7 @@ export class AlertExplainService {
         userId: actor.userId,
         spaceId,
         runId,
-        untrustedVariables: UNTRUSTED,
+        untrustedVariables: ALERT_EXPLAIN_UNTRUSTED,
         responseFormat: 'json',
       }),
     );
