@@ -201,7 +201,7 @@ export class AiEvalsService implements OnModuleInit {
   ): Promise<CaseResult> {
     const started = performance.now();
     let outcome: EvalOutcome;
-    let logId: string | null = null;
+    let logId: string | null;
     try {
       const answer = await this.gateway.complete({
         feature: evalCase.feature,
