@@ -13,6 +13,9 @@ export class AiGateway1796200000000 implements MigrationInterface {
     await queryRunner.query(
       `CREATE TABLE "ai_logs" ("id" uuid NOT NULL DEFAULT gen_random_uuid(), "feature" text NOT NULL, "provider" text NOT NULL, "model" text NOT NULL, "prompt_key" text, "prompt_version" integer, "status" text NOT NULL, "input_tokens" integer NOT NULL DEFAULT '0', "output_tokens" integer NOT NULL DEFAULT '0', "cost_usd" numeric(14,6) NOT NULL DEFAULT '0', "latency_ms" integer NOT NULL DEFAULT '0', "user_id" uuid, "space_id" uuid, "guardrail_actions" jsonb NOT NULL DEFAULT '[]', "messages" jsonb NOT NULL DEFAULT '[]', "response" text, "error" text, "run_id" uuid, "attempt" smallint NOT NULL DEFAULT '1', "profile_id" uuid, "replay_of" uuid, "created_at" TIMESTAMP WITH TIME ZONE NOT NULL DEFAULT now(), CONSTRAINT "PK_ac5fbcd483f233f6d9a4cf0b49c" PRIMARY KEY ("id"))`,
     );
+    await queryRunner.query(
+      `CREATE INDEX "ai_logs_guarded_created_idx" ON "ai_logs"  ("created_at") WHERE guardrail_actions <> '[]'::jsonb`,
+    );
     await queryRunner.query(`CREATE INDEX "ai_logs_replay_of_idx" ON "ai_logs"  ("replay_of") `);
     await queryRunner.query(`CREATE INDEX "ai_logs_user_idx" ON "ai_logs"  ("user_id") `);
     await queryRunner.query(`CREATE INDEX "ai_logs_run_idx" ON "ai_logs"  ("run_id") `);
@@ -108,6 +111,7 @@ export class AiGateway1796200000000 implements MigrationInterface {
     await queryRunner.query(`DROP INDEX "public"."ai_logs_run_idx"`);
     await queryRunner.query(`DROP INDEX "public"."ai_logs_user_idx"`);
     await queryRunner.query(`DROP INDEX "public"."ai_logs_replay_of_idx"`);
+    await queryRunner.query(`DROP INDEX "public"."ai_logs_guarded_created_idx"`);
     await queryRunner.query(`DROP TABLE "ai_logs"`);
     await queryRunner.query(`DROP TABLE "ai_configs"`);
     await queryRunner.query(`DROP TABLE "ai_budgets"`);

@@ -194,7 +194,16 @@ export class AiGatewayService {
         responseFormat: 'text',
         userId,
         spaceId: original.spaceId,
-        injection: { actions: [], blocked: false },
+        // The variables are gone; the stored user messages stand in for them.
+        injection: checkUntrusted(
+          {
+            replayed_prompt: original.messages
+              .filter((m) => m.role === 'user')
+              .map((m) => m.content)
+              .join('\n'),
+          },
+          ['replayed_prompt'],
+        ),
         replayOf: original.id,
       },
       targets,

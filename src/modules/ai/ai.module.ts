@@ -1,6 +1,15 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { AiConfigController } from './ai-config.controller';
 import { AiConfigService } from './ai-config.service';
+import { AiLogsAdminController, AiLogsController } from './ai-logs.controller';
+import { AiLogsService } from './ai-logs.service';
+import { AiOpsController } from './ai-ops.controller';
+import { AiOpsService } from './ai-ops.service';
+import { AiRetentionService } from './ai-retention.service';
+import { BudgetsController } from './budgets.controller';
+import { ModelRoutingController } from './model-routing.controller';
+import { PromptsController } from './prompts.controller';
 import { AiGatewayService } from './ai-gateway.service';
 import { AiLogStore } from './ai-log-store';
 import { BudgetsService } from './budgets.service';
@@ -37,6 +46,15 @@ import { ProviderClient } from './providers/provider-client';
       AiSpan,
     ]),
   ],
+  controllers: [
+    AiConfigController,
+    ModelRoutingController,
+    PromptsController,
+    BudgetsController,
+    AiLogsAdminController,
+    AiLogsController,
+    AiOpsController,
+  ],
   providers: [
     AiConfigService,
     ModelRoutingService,
@@ -45,6 +63,9 @@ import { ProviderClient } from './providers/provider-client';
     ProviderClient,
     AiLogStore,
     AiGatewayService,
+    AiLogsService,
+    AiOpsService,
+    AiRetentionService,
   ],
   exports: [AiGatewayService],
 })

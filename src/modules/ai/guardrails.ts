@@ -28,7 +28,8 @@ export interface Redaction {
 
 const EMAIL = /[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}/g;
 // 13 to 19 digits, optionally grouped by spaces or dashes; confirmed by Luhn.
-const CARD = /\b\d(?:[ -]?\d){12,18}\b/g;
+// Not after a +: an international phone number is not a card.
+const CARD = /(?<!\+)\b\d(?:[ -]?\d){12,18}\b/g;
 // Country code, check digits, then 11 to 30 alphanumerics, optionally in groups of four; confirmed by mod 97.
 const IBAN = /\b[A-Z]{2}\d{2}(?:[ ]?[A-Z0-9]){11,30}\b/g;
 // International (+…) or grouped national numbers; 8 to 15 digits, dates excluded below.

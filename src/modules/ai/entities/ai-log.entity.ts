@@ -18,6 +18,7 @@ export interface StoredMessage {
 @Index('ai_logs_run_idx', ['runId'])
 @Index('ai_logs_user_idx', ['userId'])
 @Index('ai_logs_replay_of_idx', ['replayOf'])
+@Index('ai_logs_guarded_created_idx', ['createdAt'], { where: "guardrail_actions <> '[]'::jsonb" })
 export class AiLog {
   @PrimaryGeneratedColumn('uuid')
   id: string;

@@ -1,0 +1,99 @@
+import { Body, Controller, Delete, Get, HttpCode, Patch, Post } from '@nestjs/common';
+import {
+  ApiCreatedResponse,
+  ApiNoContentResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiTags,
+} from '@nestjs/swagger';
+import type { Actor } from '../../common/auth/actor';
+import { CurrentActor } from '../../common/auth/current-actor.decorator';
+import { ApiProblems } from '../../common/openapi/api-problems.decorator';
+import { SuperadminOnly } from '../../common/permissions/superadmin.guard';
+import { AiConfigService } from './ai-config.service';
+import { AiGatewayService } from './ai-gateway.service';
+import {
+  AiConfigResponse,
+  CreateAiConfigDto,
+  TestConnectionResponse,
+  UpdateAiConfigDto,
+} from './dto/ai-config.dto';
+
+@ApiTags('AI administration')
+@Controller('admin/ai-config')
+export class AiConfigController {
+  constructor(
+    private readonly configs: AiConfigService,
+    private readonly gateway: AiGatewayService,
+  ) {}
+
+  @Get()
+  @SuperadminOnly()
+  @ApiOperation({
+    operationId: 'getAiConfig',
+    summary: 'Read the effective LLM provider configuration',
+    description:
+      'The database configuration when one exists (`source: database`), else the one from the AI_PROVIDER, AI_MODEL, AI_API_KEY and AI_API_BASE_URL environment variables (`source: environment`); 404 when neither exists. The key is never returned: `api_key_set` says whether one is stored.',
+  })
+  @ApiOkResponse({ type: AiConfigResponse })
+  @ApiProblems(404)
+  get(): Promise<AiConfigResponse> {
+    return this.configs.get();
+  }
+
+  @Post()
+  @SuperadminOnly()
+  @ApiOperation({
+    operationId: 'createAiConfig',
+    summary: 'Create the LLM provider configuration',
+    description:
+      'One configuration exists at a time: a second POST answers 409. `api_base_url` must be a public HTTPS URL unless its host is listed in TRUSTED_AI_HOSTS (422 otherwise); ALLOW_PRIVATE_NETWORK_TARGETS never relaxes this.',
+  })
+  @ApiCreatedResponse({ type: AiConfigResponse })
+  @ApiProblems(409, 422)
+  create(@Body() dto: CreateAiConfigDto): Promise<AiConfigResponse> {
+    return this.configs.create(dto);
+  }
+
+  @Patch()
+  @SuperadminOnly()
+  @ApiOperation({
+    operationId: 'updateAiConfig',
+    summary: 'Change the LLM provider configuration',
+    description:
+      'Partial update of the database configuration (404 when only the environment configures AI). `api_key: null` removes the stored key.',
+  })
+  @ApiOkResponse({ type: AiConfigResponse })
+  @ApiProblems(404, 422)
+  update(@Body() dto: UpdateAiConfigDto): Promise<AiConfigResponse> {
+    return this.configs.update(dto);
+  }
+
+  @Delete()
+  @HttpCode(204)
+  @SuperadminOnly()
+  @ApiOperation({
+    operationId: 'deleteAiConfig',
+    summary: 'Delete the LLM provider configuration',
+    description: 'The environment configuration, if any, takes effect again.',
+  })
+  @ApiNoContentResponse({ description: 'Deleted.' })
+  @ApiProblems(404)
+  delete(): Promise<void> {
+    return this.configs.delete();
+  }
+
+  @Post('test-connection')
+  @HttpCode(200)
+  @SuperadminOnly()
+  @ApiOperation({
+    operationId: 'testAiConnection',
+    summary: 'Test the configured provider',
+    description:
+      'Sends the `connection_test` prompt to the effective configuration (even when it is disabled) through the gateway, so the call is logged and counted. Always 200: a failure answers `success: false` with the reason.',
+  })
+  @ApiOkResponse({ type: TestConnectionResponse })
+  testConnection(@CurrentActor() actor: Actor): Promise<TestConnectionResponse> {
+    return this.gateway.testConnection(actor.userId);
+  }
+}

@@ -1,0 +1,240 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { Repository } from 'typeorm';
+import { NotFound } from '../../common/errors/domain-error';
+import { Page } from '../../common/http/page.dto';
+import { AiGatewayService } from './ai-gateway.service';
+import {
+  AiLogDetailResponse,
+  AiLogResponse,
+  GuardrailImpactResponse,
+  PeopleUsageResponse,
+  ReplayResponse,
+  UsageResponse,
+  UsageTotalsResponse,
+} from './dto/ai-logs.dto';
+import { PromptDetailResponse } from './dto/prompts.dto';
+import { AiLog } from './entities/ai-log.entity';
+import { AiUsageDaily } from './entities/ai-usage-daily.entity';
+import { PromptsService } from './prompts.service';
+
+export interface AiLogFilter {
+  provider?: string;
+  status?: string;
+  feature?: string;
+  skip: number;
+  limit: number;
+}
+
+/** The first UTC day of a window of `days` days ending today. */
+export function sinceDay(days: number, now = new Date()): string {
+  const start = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() - (days - 1)));
+  return start.toISOString().slice(0, 10);
+}
+
+type Row = Record<string, unknown>;
+
+const n = (v: unknown) => Number(v ?? 0);
+const usd = (v: unknown) => Math.round(n(v) * 1e6) / 1e6;
+
+/** AI logs and usage reports; usage reads the daily rollups, never the logs. */
+@Injectable()
+export class AiLogsService {
+  constructor(
+    @InjectRepository(AiLog) private readonly logs: Repository<AiLog>,
+    @InjectRepository(AiUsageDaily) private readonly usageRows: Repository<AiUsageDaily>,
+    private readonly gateway: AiGatewayService,
+    private readonly prompts: PromptsService,
+  ) {}
+
+  async list(filter: AiLogFilter): Promise<Page<AiLogResponse>> {
+    const qb = this.logs.createQueryBuilder('l');
+    if (filter.provider) qb.andWhere('l.provider = :provider', { provider: filter.provider });
+    if (filter.status) qb.andWhere('l.status = :status', { status: filter.status });
+    if (filter.feature) qb.andWhere('l.feature = :feature', { feature: filter.feature });
+    const [rows, total] = await qb
+      .select(LIST_COLUMNS.map((c) => `l.${c}`))
+      .orderBy('l.createdAt', 'DESC')
+      .addOrderBy('l.id', 'DESC')
+      .skip(filter.skip)
+      .take(filter.limit)
+      .getManyAndCount();
+    return { items: rows.map(toLogResponse), total };
+  }
+
+  async get(id: string): Promise<AiLogDetailResponse> {
+    const row = await this.logs.findOneBy({ id });
+    if (!row) throw new NotFound('AI log', id);
+    return { ...toLogResponse(row), messages: row.messages, response: row.response };
+  }
+
+  async usage(days: number): Promise<UsageResponse> {
+    const since = sinceDay(days);
+    const rows: Row[] = await this.usageRows.query(
+      `SELECT to_char(day, 'YYYY-MM-DD') AS date, model, feature, provider, sum(calls) AS calls,
+         sum(failures + blocked + budget_exceeded) AS failures, sum(input_tokens) AS input_tokens,
+         sum(output_tokens) AS output_tokens, sum(cost_usd) AS cost_usd
+       FROM ai_usage_daily WHERE day >= $1
+       GROUP BY day, model, feature, provider ORDER BY day DESC, model, feature, provider`,
+      [since],
+    );
+    const items = rows.map((r) => ({
+      date: r.date as string,
+      model: r.model as string,
+      feature: r.feature as string,
+      provider: r.provider as string,
+      ...totalsOf(r),
+    }));
+    const totals = items.reduce<UsageTotalsResponse>(
+      (sum, r) => ({
+        calls: sum.calls + r.calls,
+        failures: sum.failures + r.failures,
+        input_tokens: sum.input_tokens + r.input_tokens,
+        output_tokens: sum.output_tokens + r.output_tokens,
+        total_tokens: sum.total_tokens + r.total_tokens,
+        cost_usd: usd(sum.cost_usd + r.cost_usd),
+      }),
+      { calls: 0, failures: 0, input_tokens: 0, output_tokens: 0, total_tokens: 0, cost_usd: 0 },
+    );
+    return { days, since, items, totals };
+  }
+
+  async people(days: number): Promise<PeopleUsageResponse> {
+    const rows: Row[] = await this.usageRows.query(
+      `SELECT user_key, sum(calls) AS calls, sum(failures) AS failures, sum(input_tokens) AS input_tokens,
+         sum(output_tokens) AS output_tokens, sum(cost_usd) AS cost_usd
+       FROM ai_user_usage_daily WHERE day >= $1
+       GROUP BY user_key ORDER BY sum(input_tokens + output_tokens) DESC, user_key LIMIT 500`,
+      [sinceDay(days)],
+    );
+    return {
+      days,
+      items: rows.map((r) => ({
+        user_id: r.user_key === '' ? null : (r.user_key as string),
+        ...totalsOf(r),
+      })),
+    };
+  }
+
+  async guardrailImpact(days: number): Promise<GuardrailImpactResponse> {
+    const since = sinceDay(days);
+    const [features, kinds]: [Row[], Row[]] = await Promise.all([
+      this.usageRows.query(
+        `SELECT feature, sum(calls) AS calls, sum(guarded_calls) AS guarded_calls, sum(blocked) AS blocked
+         FROM ai_usage_daily WHERE day >= $1 GROUP BY feature ORDER BY feature`,
+        [since],
+      ),
+      // Only logs a guardrail acted on, through a partial index.
+      this.logs.query(
+        `SELECT a->>'kind' AS kind, count(DISTINCT l.id) AS calls, sum((a->>'count')::int) AS occurrences
+         FROM ai_logs l CROSS JOIN LATERAL jsonb_array_elements(l.guardrail_actions) a
+         WHERE l.guardrail_actions <> '[]'::jsonb AND l.created_at >= $1::date
+         GROUP BY 1 ORDER BY 1`,
+        [since],
+      ),
+    ]);
+    const byFeature = features.map((r) => ({
+      feature: r.feature as string,
+      calls: n(r.calls),
+      guarded_calls: n(r.guarded_calls),
+      blocked: n(r.blocked),
+      guarded_rate: n(r.calls) ? n(r.guarded_calls) / n(r.calls) : 0,
+    }));
+    const calls = byFeature.reduce((s, r) => s + r.calls, 0);
+    const guarded = byFeature.reduce((s, r) => s + r.guarded_calls, 0);
+    return {
+      days,
+      calls,
+      guarded_calls: guarded,
+      blocked: byFeature.reduce((s, r) => s + r.blocked, 0),
+      guarded_rate: calls ? guarded / calls : 0,
+      by_kind: kinds.map((r) => ({
+        kind: r.kind as string,
+        calls: n(r.calls),
+        occurrences: n(r.occurrences),
+      })),
+      by_feature: byFeature,
+    };
+  }
+
+  async replay(userId: string, logId: string): Promise<ReplayResponse> {
+    const original = await this.logs.findOneBy({ id: logId });
+    if (!original) throw new NotFound('AI log', logId);
+    const result = await this.gateway.replay(original, userId);
+    return {
+      log_id: result.logId,
+      replay_of: original.id,
+      run_id: result.runId ?? '',
+      text: result.text,
+      provider: result.provider,
+      model: result.model,
+      input_tokens: result.inputTokens,
+      output_tokens: result.outputTokens,
+      cost_usd: result.costUsd,
+    };
+  }
+
+  async savePrompt(userId: string, logId: string): Promise<PromptDetailResponse> {
+    const log = await this.logs.findOneBy({ id: logId });
+    if (!log) throw new NotFound('AI log', logId);
+    if (!log.promptKey) throw new NotFound('prompt of AI log', logId);
+    return this.prompts.saveDraft(userId, log.promptKey, log.messages, log.id);
+  }
+}
+
+const LIST_COLUMNS = [
+  'id',
+  'feature',
+  'provider',
+  'model',
+  'promptKey',
+  'promptVersion',
+  'status',
+  'inputTokens',
+  'outputTokens',
+  'costUsd',
+  'latencyMs',
+  'userId',
+  'spaceId',
+  'guardrailActions',
+  'createdAt',
+  'runId',
+  'attempt',
+  'replayOf',
+  'error',
+];
+
+function totalsOf(r: Row): UsageTotalsResponse {
+  return {
+    calls: n(r.calls),
+    failures: n(r.failures),
+    input_tokens: n(r.input_tokens),
+    output_tokens: n(r.output_tokens),
+    total_tokens: n(r.input_tokens) + n(r.output_tokens),
+    cost_usd: usd(r.cost_usd),
+  };
+}
+
+export function toLogResponse(row: AiLog): AiLogResponse {
+  return {
+    id: row.id,
+    feature: row.feature,
+    provider: row.provider,
+    model: row.model,
+    prompt_key: row.promptKey,
+    prompt_version: row.promptVersion,
+    status: row.status,
+    input_tokens: row.inputTokens,
+    output_tokens: row.outputTokens,
+    cost_usd: row.costUsd,
+    latency_ms: row.latencyMs,
+    user_id: row.userId,
+    space_id: row.spaceId,
+    guardrail_actions: row.guardrailActions,
+    created_at: row.createdAt.toISOString(),
+    run_id: row.runId,
+    attempt: row.attempt,
+    replay_of: row.replayOf,
+    error: row.error,
+  };
+}

@@ -1,0 +1,60 @@
+import { Body, Controller, Get, Post, Put } from '@nestjs/common';
+import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiProblems } from '../../common/openapi/api-problems.decorator';
+import { SuperadminOnly } from '../../common/permissions/superadmin.guard';
+import {
+  CreateModelProfileDto,
+  ModelProfileResponse,
+  ModelRouteResponse,
+  PutModelRouteDto,
+} from './dto/model-routing.dto';
+import { ModelRoutingService } from './model-routing.service';
+
+@ApiTags('AI administration')
+@Controller('admin/ai-model-routing')
+export class ModelRoutingController {
+  constructor(private readonly routing: ModelRoutingService) {}
+
+  @Get('profiles')
+  @SuperadminOnly()
+  @ApiOperation({ operationId: 'listAiModelProfiles', summary: 'List model profiles' })
+  @ApiOkResponse({ type: ModelProfileResponse, isArray: true })
+  listProfiles(): Promise<ModelProfileResponse[]> {
+    return this.routing.listProfiles();
+  }
+
+  @Post('profiles')
+  @SuperadminOnly()
+  @ApiOperation({
+    operationId: 'createAiModelProfile',
+    summary: 'Create a model profile',
+    description:
+      "A failed call on a profile (provider error or time-out, after retries) is tried once on its `fallback_profile_id`; both attempts are logged in the same workflow run. A profile may carry its own write-only `api_key` and `api_base_url`; without them it uses the provider configuration's when both name the same provider. Names are unique (409).",
+  })
+  @ApiCreatedResponse({ type: ModelProfileResponse })
+  @ApiProblems(409, 422)
+  createProfile(@Body() dto: CreateModelProfileDto): Promise<ModelProfileResponse> {
+    return this.routing.createProfile(dto);
+  }
+
+  @Get('routes')
+  @SuperadminOnly()
+  @ApiOperation({ operationId: 'listAiModelRoutes', summary: 'List model routes' })
+  @ApiOkResponse({ type: ModelRouteResponse, isArray: true })
+  listRoutes(): Promise<ModelRouteResponse[]> {
+    return this.routing.listRoutes();
+  }
+
+  @Put('routes')
+  @SuperadminOnly()
+  @ApiOperation({
+    operationId: 'putAiModelRoute',
+    summary: 'Create or replace the route of a feature',
+    description: 'Sends a feature to a profile. A feature without a route uses the provider configuration.',
+  })
+  @ApiOkResponse({ type: ModelRouteResponse })
+  @ApiProblems(422)
+  putRoute(@Body() dto: PutModelRouteDto): Promise<ModelRouteResponse> {
+    return this.routing.putRoute(dto);
+  }
+}
