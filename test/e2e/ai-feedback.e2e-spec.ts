@@ -25,10 +25,8 @@ describe('AI feedback', () => {
     t.http.post(`${API}/ai-feedback`).set(bearer(who)).send(body);
 
   it('records feedback from any signed-in user, with the caller as user_id', async () => {
-    const logId = randomUUID();
     const res = await give(user, {
       feature: explain,
-      log_id: logId,
       suggestion_id: 'hyp-1',
       rating: 'accepted',
       comment: 'Spot on',
@@ -37,13 +35,19 @@ describe('AI feedback', () => {
     expect(res.body).toEqual({
       id: expect.any(String),
       feature: explain,
-      log_id: logId,
+      log_id: null,
       suggestion_id: 'hyp-1',
       rating: 'accepted',
       comment: 'Spot on',
       user_id: user.id,
       created_at: expect.stringMatching(/Z$/),
     });
+  });
+
+  it('refuses a log_id that names no AI log entry (the explanation suite gives a real one)', async () => {
+    const res = await give(user, { feature: explain, log_id: randomUUID(), rating: 'accepted' });
+    expectProblem(res, 422, /log_id/);
+    expect(invalidFields(res)).toEqual(['log_id']);
   });
 
   it('rejects bad input with 422 naming the fields, and anonymous callers with 401', async () => {

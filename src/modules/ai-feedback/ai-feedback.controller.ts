@@ -32,7 +32,8 @@ export class AiFeedbackController {
     summary: 'Give feedback on an AI answer (any signed-in user)',
     description:
       '`feature` is the snake_case name of the AI feature (`alert_explain`, `pipeline_authoring`, `search`, ...). ' +
-      '`log_id` names the AI log entry of the answer when the client has it (the explanation answers carry one); ' +
+      '`log_id` names the AI log entry of the answer when the client has it (the explanation answers carry one); it must ' +
+      'exist (422 otherwise), and the feedback is kept when the log entry later leaves the AI log retention. ' +
       "`suggestion_id` is free for the client's own reference. The caller is recorded as `user_id`.",
   })
   @ApiCreatedResponse({ type: AiFeedbackResponse })

@@ -2,7 +2,9 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Repository, SelectQueryBuilder } from 'typeorm';
 import type { Actor } from '../../common/auth/actor';
+import { ValidationFailed } from '../../common/errors/domain-error';
 import { csvLine } from '../../common/text/csv';
+import { AiLogsService } from '../ai/ai-logs.service';
 import {
   AiFeedbackFilterQuery,
   AiFeedbackPageResponse,
@@ -49,9 +51,15 @@ export function toFeedbackResponse(row: AiFeedback): AiFeedbackResponse {
 /** Feedback on AI answers: given by anyone, read and exported by superadmins. */
 @Injectable()
 export class AiFeedbackService {
-  constructor(@InjectRepository(AiFeedback) private readonly feedback: Repository<AiFeedback>) {}
+  constructor(
+    @InjectRepository(AiFeedback) private readonly feedback: Repository<AiFeedback>,
+    private readonly logs: AiLogsService,
+  ) {}
 
   async create(actor: Actor, dto: CreateAiFeedbackDto): Promise<AiFeedbackResponse> {
+    if (dto.log_id && !(await this.logs.exists(dto.log_id))) {
+      throw ValidationFailed.field('log_id', 'log_id must name an AI log entry.');
+    }
     const row = await this.feedback.save(
       this.feedback.create({
         feature: dto.feature,

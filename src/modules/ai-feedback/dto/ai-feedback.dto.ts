@@ -24,7 +24,8 @@ export class CreateAiFeedbackDto {
   @UuidField({
     optional: true,
     nullable: true,
-    description: 'The AI log entry of the answer judged (for example `log_id` of an explanation).',
+    description:
+      'The AI log entry of the answer judged (for example `log_id` of an explanation); 422 when none has this id.',
   })
   log_id?: string | null;
 
