@@ -1,14 +1,31 @@
+import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
 import { Conflict, NotFound, ValidationFailed } from '../../common/errors/domain-error';
 import { APP_CONFIG, AppConfig } from '../../config/app.config';
+import { PreparedQueries } from '../../database/prepared-queries';
 import { SecretBox } from '../../platform/crypto/secret-box.service';
 import { AiConfigResponse, CreateAiConfigDto, UpdateAiConfigDto } from './dto/ai-config.dto';
 import { AiConfig, AiProvider } from './entities/ai-config.entity';
 import { ProviderClient } from './providers/provider-client';
 
 const SCOPE = 'global';
+const CONFIG_SQL = `SELECT id, provider, model_name, api_key_sealed, api_base_url, temperature, max_tokens, is_enabled,
+  created_at, updated_at FROM ai_configs WHERE scope = $1`;
+
+interface ConfigRow {
+  id: string;
+  provider: AiProvider;
+  model_name: string;
+  api_key_sealed: string | null;
+  api_base_url: string | null;
+  temperature: number | null;
+  max_tokens: number | null;
+  is_enabled: boolean;
+  created_at: Date;
+  updated_at: Date;
+}
 const NEEDS_BASE_URL: AiProvider[] = ['azure_openai', 'openai_compatible'];
 
 /** The provider configuration in force: the database's, else the environment's. */
@@ -38,27 +55,27 @@ export class AiConfigService {
     @Inject(APP_CONFIG) private readonly app: AppConfig,
     private readonly box: SecretBox,
     private readonly providers: ProviderClient,
+    private readonly prepared: PreparedQueries,
   ) {}
 
   async effective(): Promise<EffectiveAiConfig | null> {
-    const row = await this.configs
-      .createQueryBuilder('c')
-      .addSelect('c.apiKeySealed')
-      .where('c.scope = :scope', { scope: SCOPE })
-      .getOne();
+    // On every gateway call: a prepared statement, no entity mapping.
+    const [row] = await this.prepared.query<ConfigRow>(CONFIG_SQL, [SCOPE]);
     if (row) {
       return {
         id: row.id,
         source: 'database',
         provider: row.provider,
-        modelName: row.modelName,
-        apiKey: row.apiKeySealed ? this.box.open(row.apiKeySealed, keyContext('ai_configs', row.id)) : null,
-        apiBaseUrl: row.apiBaseUrl,
+        modelName: row.model_name,
+        apiKey: row.api_key_sealed
+          ? this.box.open(row.api_key_sealed, keyContext('ai_configs', row.id))
+          : null,
+        apiBaseUrl: row.api_base_url,
         temperature: row.temperature,
-        maxTokens: row.maxTokens,
-        isEnabled: row.isEnabled,
-        createdAt: row.createdAt,
-        updatedAt: row.updatedAt,
+        maxTokens: row.max_tokens,
+        isEnabled: row.is_enabled,
+        createdAt: row.created_at,
+        updatedAt: row.updated_at,
       };
     }
     const env = this.app.ai;
@@ -92,7 +109,7 @@ export class AiConfigService {
       );
     }
     this.checkBaseUrl(dto.provider, dto.api_base_url ?? null);
-    const id = (await this.configs.query('SELECT gen_random_uuid() AS id'))[0].id as string;
+    const id = randomUUID();
     const row = this.configs.create({
       id,
       scope: SCOPE,

@@ -12,7 +12,7 @@ import {
 } from './ai.errors';
 import { AiLogStore, LogRecord, SpanRecord } from './ai-log-store';
 import { estimateTokens } from './budget-rules';
-import { BudgetRefusal, BudgetsService } from './budgets.service';
+import { BudgetRefusal, BudgetSnapshot, BudgetsService } from './budgets.service';
 import type { AiLogStatus, StoredMessage } from './entities/ai-log.entity';
 import type { AiSpanName } from './entities/ai-span.entity';
 import { checkUntrusted, GuardrailAction, GuardrailKind, redact, redactionActions } from './guardrails';
@@ -86,10 +86,15 @@ export class AiGatewayService {
   async complete(request: AiCallRequest): Promise<AiCallResult> {
     const spans: SpanRecord[] = [];
     const started = performance.now();
+    // The reads of the route, prompt and budget steps go out together (one round trip of
+    // latency); each step then waits for its own answer, in order.
+    const routeRead = prefetch(this.routing.resolve(request.feature));
+    const promptRead = prefetch(this.prompts.active(request.promptKey));
+    const budgetRead = prefetch(this.budgets.snapshot(request.feature));
     const targets = await timed(
       spans,
       'route',
-      () => this.routing.resolve(request.feature),
+      () => routeRead,
       (t) => ({
         feature: request.feature,
         profile_id: t[0].profileId,
@@ -102,7 +107,7 @@ export class AiGatewayService {
       spans,
       'prompt',
       async () => {
-        const active = await this.prompts.active(request.promptKey);
+        const active = await promptRead;
         return { prompt: active, messages: this.prompts.messages(active, request.variables) };
       },
       (p) => ({ prompt_key: p.prompt.key, version: p.prompt.version }),
@@ -123,6 +128,7 @@ export class AiGatewayService {
       targets,
       spans,
       started,
+      budgetRead,
     );
   }
 
@@ -175,6 +181,7 @@ export class AiGatewayService {
   ): Promise<AiCallResult> {
     const spans: SpanRecord[] = [];
     const started = performance.now();
+    const budgetRead = prefetch(this.budgets.snapshot(original.feature));
     const targets = await timed(
       spans,
       'route',
@@ -209,6 +216,7 @@ export class AiGatewayService {
       targets,
       spans,
       started,
+      budgetRead,
     );
   }
 
@@ -237,6 +245,7 @@ export class AiGatewayService {
         [target],
         [],
         started,
+        this.budgets.snapshot('test_connection'),
       );
       return {
         success: true,
@@ -260,6 +269,7 @@ export class AiGatewayService {
     targets: ProviderTarget[],
     spans: SpanRecord[],
     started: number,
+    budgetRead: Promise<BudgetSnapshot>,
   ): Promise<AiCallResult> {
     const runId = call.runId ?? randomUUID();
     const run = {
@@ -271,7 +281,7 @@ export class AiGatewayService {
     const breach = await timed(
       spans,
       'budget',
-      () => this.budgets.check(call.feature, estimate),
+      async () => this.budgets.evaluate(await budgetRead, estimate),
       (b) => ({
         estimated_tokens: estimate,
         refused: b
@@ -452,6 +462,12 @@ function span(
   detail: Record<string, unknown>,
 ): SpanRecord {
   return { name, status, startedAt, durationMs: Math.round(durationMs * 1000) / 1000, detail };
+}
+
+/** Marks an early read as handled, so that a step failing before it is awaited leaves no unhandled rejection. */
+function prefetch<T>(read: Promise<T>): Promise<T> {
+  read.catch(() => undefined);
+  return read;
 }
 
 /** Runs one step and records it as a span, also when it throws. */

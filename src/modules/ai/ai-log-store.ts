@@ -54,11 +54,15 @@ export interface RunRecord {
 }
 
 /*
- * One statement writes the log, both daily rollups, the spans and (for a
- * run the gateway opened) the run: a single statement is atomic, so the
- * rollups never disagree with the logs, and it costs one round trip.
+ * One statement writes the log, both daily rollups, the spans and the run:
+ * a single statement is atomic, so the rollups never disagree with the logs,
+ * and it costs one round trip. It commits asynchronously (synchronous_commit
+ * off for this transaction only): the call does not wait for the WAL flush,
+ * and a database crash can lose the last few hundred milliseconds of AI
+ * logs, never leave one half written.
  */
-const WRITE_SQL = `WITH
+const ASYNC_COMMIT = `async AS (SELECT set_config('synchronous_commit', 'off', true) AS setting)`;
+const WRITE_SQL = `WITH ${ASYNC_COMMIT},
 run AS (
   INSERT INTO ai_workflow_runs AS r (id, feature, status, user_id, space_id, started_at, finished_at)
   VALUES ($20::uuid, $2, $23, $12::uuid, $13::uuid, $24::timestamptz, CASE WHEN $25::boolean THEN now() END)
@@ -100,7 +104,8 @@ spans AS (
   RETURNING 1
 )
 SELECT (SELECT created_at FROM log) AS created_at, (SELECT count(*) FROM usage) + (SELECT count(*) FROM people)
-  + (SELECT count(*) FROM spans) + (SELECT count(*) FROM run) AS written`;
+  + (SELECT count(*) FROM spans) + (SELECT count(*) FROM run) AS written,
+  (SELECT setting FROM async) AS commit_mode`;
 
 @Injectable()
 export class AiLogStore {
@@ -149,8 +154,8 @@ export class AiLogStore {
   /** The span of the log write itself, which can only be measured once the write is done. */
   async writeSpan(runId: string, logId: string, attempt: number, span: SpanRecord): Promise<void> {
     await this.prepared.query(
-      `INSERT INTO ai_spans (run_id, log_id, attempt, name, status, started_at, duration_ms, detail)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+      `WITH ${ASYNC_COMMIT} INSERT INTO ai_spans (run_id, log_id, attempt, name, status, started_at, duration_ms, detail)
+       SELECT $1::uuid, $2::uuid, $3::smallint, $4, $5, $6::timestamptz, $7::float8, $8::jsonb FROM async`,
       [
         runId,
         logId,

@@ -4,16 +4,25 @@ import { Repository } from 'typeorm';
 import { NotFound } from '../../common/errors/domain-error';
 import { APP_CONFIG, AppConfig } from '../../config/app.config';
 import { PreparedQueries } from '../../database/prepared-queries';
-import { BudgetBreach, budgetBreach, BudgetLimits, BudgetUsage, budgetWindows } from './budget-rules';
+import {
+  BudgetBreach,
+  budgetBreach,
+  BudgetLimits,
+  BudgetUsage,
+  BudgetWindows,
+  budgetWindows,
+} from './budget-rules';
 import { BudgetResponse, PutBudgetDto } from './dto/budgets.dto';
 import { AiBudget } from './entities/ai-budget.entity';
 
 export const GLOBAL_ENTRY_POINT = 'global';
 
-const LIMITS_SQL = `SELECT entry_point_id, daily_tokens, monthly_tokens, daily_usd, monthly_usd
-  FROM ai_budgets WHERE entry_point_id = ANY($1)`;
-// One pass over the month's rollup rows: both windows, globally and for the feature.
-const USAGE_SQL = `SELECT
+// One round trip: the limits of both entry points and, in one pass over the month's rollup rows,
+// the use of both windows, globally and for the feature.
+const SNAPSHOT_SQL = `SELECT
+  (SELECT coalesce(json_agg(b), '[]'::json) FROM (
+    SELECT entry_point_id, daily_tokens, monthly_tokens, daily_usd, monthly_usd
+    FROM ai_budgets WHERE entry_point_id IN ('global', $3)) b) AS limits,
   coalesce(sum(input_tokens + output_tokens) FILTER (WHERE day >= $2), 0)::float8 AS g_day_tokens,
   coalesce(sum(input_tokens + output_tokens), 0)::float8 AS g_month_tokens,
   coalesce(sum(cost_usd) FILTER (WHERE day >= $2), 0)::float8 AS g_day_usd,
@@ -24,12 +33,50 @@ const USAGE_SQL = `SELECT
   coalesce(sum(cost_usd) FILTER (WHERE feature = $3), 0)::float8 AS f_month_usd
   FROM ai_usage_daily WHERE day >= $1`;
 
+/** What a budget decision needs, read in one query. */
+export interface BudgetSnapshot {
+  feature: string;
+  global: BudgetLimits;
+  own: BudgetLimits | null;
+  usage: { global: BudgetUsage; feature: BudgetUsage };
+  windows: BudgetWindows;
+}
+
 interface LimitRow {
   entry_point_id: string;
-  daily_tokens: string | null;
-  monthly_tokens: string | null;
-  daily_usd: string | null;
-  monthly_usd: string | null;
+  daily_tokens: string | number | null;
+  monthly_tokens: string | number | null;
+  daily_usd: string | number | null;
+  monthly_usd: string | number | null;
+}
+
+type UsageRow = Record<
+  | 'g_day_tokens'
+  | 'g_month_tokens'
+  | 'g_day_usd'
+  | 'g_month_usd'
+  | 'f_day_tokens'
+  | 'f_month_tokens'
+  | 'f_day_usd'
+  | 'f_month_usd',
+  number
+>;
+
+function usageOf(row: UsageRow): { global: BudgetUsage; feature: BudgetUsage } {
+  return {
+    global: {
+      dayTokens: row.g_day_tokens,
+      monthTokens: row.g_month_tokens,
+      dayUsd: row.g_day_usd,
+      monthUsd: row.g_month_usd,
+    },
+    feature: {
+      dayTokens: row.f_day_tokens,
+      monthTokens: row.f_month_tokens,
+      dayUsd: row.f_day_usd,
+      monthUsd: row.f_month_usd,
+    },
+  };
 }
 
 export interface BudgetRefusal extends BudgetBreach {
@@ -47,20 +94,36 @@ export class BudgetsService {
     private readonly prepared: PreparedQueries,
   ) {}
 
-  /** The first budget (global, then the feature's) the call would break; null when none. */
-  async check(feature: string, estimatedTokens: number, now = new Date()): Promise<BudgetRefusal | null> {
-    const rows = await this.prepared.query<LimitRow>(LIMITS_SQL, [[GLOBAL_ENTRY_POINT, feature]]);
-    const global = this.limitsOf(rows.find((r) => r.entry_point_id === GLOBAL_ENTRY_POINT));
-    const own = rows.find((r) => r.entry_point_id === feature && feature !== GLOBAL_ENTRY_POINT);
-    const featureLimits = own ? this.limitsOf(own) : null;
-    if (!hasLimit(global) && !(featureLimits && hasLimit(featureLimits))) return null;
+  /** The limits and use a budget decision for `feature` needs. */
+  async snapshot(feature: string, now = new Date()): Promise<BudgetSnapshot> {
     const windows = budgetWindows(now);
-    const usage = await this.usage(feature, now);
-    const globalBreach = budgetBreach(global, usage.global, estimatedTokens, windows);
+    const [row] = await this.prepared.query<UsageRow & { limits: LimitRow[] }>(SNAPSHOT_SQL, [
+      isoDay(windows.monthStart),
+      isoDay(windows.dayStart),
+      feature,
+    ]);
+    const own = row.limits.find((r) => r.entry_point_id === feature && feature !== GLOBAL_ENTRY_POINT);
+    return {
+      feature,
+      global: this.limitsOf(row.limits.find((r) => r.entry_point_id === GLOBAL_ENTRY_POINT)),
+      own: own ? this.limitsOf(own) : null,
+      usage: usageOf(row),
+      windows,
+    };
+  }
+
+  /** The first budget (global, then the feature's) a call of `estimatedTokens` would break; null when none. */
+  evaluate(snapshot: BudgetSnapshot, estimatedTokens: number): BudgetRefusal | null {
+    const globalBreach = budgetBreach(
+      snapshot.global,
+      snapshot.usage.global,
+      estimatedTokens,
+      snapshot.windows,
+    );
     if (globalBreach) return { ...globalBreach, entryPoint: GLOBAL_ENTRY_POINT };
     const featureBreach =
-      featureLimits && budgetBreach(featureLimits, usage.feature, estimatedTokens, windows);
-    return featureBreach ? { ...featureBreach, entryPoint: feature } : null;
+      snapshot.own && budgetBreach(snapshot.own, snapshot.usage.feature, estimatedTokens, snapshot.windows);
+    return featureBreach ? { ...featureBreach, entryPoint: snapshot.feature } : null;
   }
 
   async list(): Promise<{ items: BudgetResponse[]; total: number }> {
@@ -106,36 +169,13 @@ export class BudgetsService {
     };
   }
 
-  private async usage(feature: string, now: Date): Promise<{ global: BudgetUsage; feature: BudgetUsage }> {
-    const windows = budgetWindows(now);
-    const [row] = await this.prepared.query<Record<string, number>>(USAGE_SQL, [
-      isoDay(windows.monthStart),
-      isoDay(windows.dayStart),
-      feature,
-    ]);
-    return {
-      global: {
-        dayTokens: row.g_day_tokens,
-        monthTokens: row.g_month_tokens,
-        dayUsd: row.g_day_usd,
-        monthUsd: row.g_month_usd,
-      },
-      feature: {
-        dayTokens: row.f_day_tokens,
-        monthTokens: row.f_month_tokens,
-        dayUsd: row.f_day_usd,
-        monthUsd: row.f_month_usd,
-      },
-    };
-  }
-
   private async toResponse(
     entryPointId: string,
     source: 'database' | 'environment',
     limits: BudgetLimits,
     updatedAt: Date | null,
   ): Promise<BudgetResponse> {
-    const usage = await this.usage(entryPointId, new Date());
+    const { usage } = await this.snapshot(entryPointId);
     const own = entryPointId === GLOBAL_ENTRY_POINT ? usage.global : usage.feature;
     return {
       entry_point_id: entryPointId,
