@@ -16,8 +16,6 @@ export class AiGateway1796200000000 implements MigrationInterface {
     await queryRunner.query(
       `CREATE INDEX "ai_logs_guarded_created_idx" ON "ai_logs"  ("created_at") WHERE guardrail_actions <> '[]'::jsonb`,
     );
-    await queryRunner.query(`CREATE INDEX "ai_logs_replay_of_idx" ON "ai_logs"  ("replay_of") `);
-    await queryRunner.query(`CREATE INDEX "ai_logs_user_idx" ON "ai_logs"  ("user_id") `);
     await queryRunner.query(`CREATE INDEX "ai_logs_run_idx" ON "ai_logs"  ("run_id") `);
     await queryRunner.query(
       `CREATE INDEX "ai_logs_status_created_idx" ON "ai_logs"  ("status", "created_at") `,
@@ -109,8 +107,6 @@ export class AiGateway1796200000000 implements MigrationInterface {
     await queryRunner.query(`DROP INDEX "public"."ai_logs_provider_created_idx"`);
     await queryRunner.query(`DROP INDEX "public"."ai_logs_status_created_idx"`);
     await queryRunner.query(`DROP INDEX "public"."ai_logs_run_idx"`);
-    await queryRunner.query(`DROP INDEX "public"."ai_logs_user_idx"`);
-    await queryRunner.query(`DROP INDEX "public"."ai_logs_replay_of_idx"`);
     await queryRunner.query(`DROP INDEX "public"."ai_logs_guarded_created_idx"`);
     await queryRunner.query(`DROP TABLE "ai_logs"`);
     await queryRunner.query(`DROP TABLE "ai_configs"`);

@@ -3,6 +3,7 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
 import { NotFound } from '../../common/errors/domain-error';
 import { Page } from '../../common/http/page.dto';
+import { PreparedQueries } from '../../database/prepared-queries';
 import { AiGatewayService } from './ai-gateway.service';
 import {
   AiLogDetailResponse,
@@ -34,6 +35,11 @@ export function sinceDay(days: number, now = new Date()): string {
 
 type Row = Record<string, unknown>;
 
+const USAGE_SQL = `SELECT to_char(day, 'YYYY-MM-DD') AS date, model, feature, provider, calls,
+  failures + blocked + budget_exceeded AS failures, input_tokens, output_tokens, cost_usd::float8 AS cost_usd
+  FROM ai_usage_daily WHERE day >= $1
+  ORDER BY day DESC, model COLLATE "C", feature COLLATE "C", provider COLLATE "C"`;
+
 const n = (v: unknown) => Number(v ?? 0);
 const usd = (v: unknown) => Math.round(n(v) * 1e6) / 1e6;
 
@@ -45,6 +51,7 @@ export class AiLogsService {
     @InjectRepository(AiUsageDaily) private readonly usageRows: Repository<AiUsageDaily>,
     private readonly gateway: AiGatewayService,
     private readonly prompts: PromptsService,
+    private readonly prepared: PreparedQueries,
   ) {}
 
   async list(filter: AiLogFilter): Promise<Page<AiLogResponse>> {
@@ -75,14 +82,8 @@ export class AiLogsService {
 
   async usage(days: number): Promise<UsageResponse> {
     const since = sinceDay(days);
-    const rows: Row[] = await this.usageRows.query(
-      `SELECT to_char(day, 'YYYY-MM-DD') AS date, model, feature, provider, sum(calls) AS calls,
-         sum(failures + blocked + budget_exceeded) AS failures, sum(input_tokens) AS input_tokens,
-         sum(output_tokens) AS output_tokens, sum(cost_usd) AS cost_usd
-       FROM ai_usage_daily WHERE day >= $1
-       GROUP BY day, model, feature, provider ORDER BY day DESC, model, feature, provider`,
-      [since],
-    );
+    // A rollup row is one (day, feature, provider, model): no grouping left to do.
+    const rows: Row[] = await this.prepared.query(USAGE_SQL, [since]);
     const items = rows.map((r) => ({
       date: r.date as string,
       model: r.model as string,

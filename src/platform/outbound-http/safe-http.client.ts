@@ -1,6 +1,6 @@
 import { lookup as dnsLookup, LookupAddress } from 'node:dns';
-import { request as httpRequest, IncomingMessage } from 'node:http';
-import { request as httpsRequest } from 'node:https';
+import { Agent as HttpAgent, request as httpRequest, IncomingMessage } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { LookupFunction } from 'node:net';
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '../../config/app.config';
@@ -36,7 +36,17 @@ export interface OutboundRequest {
    * (TRUSTED_AI_HOSTS), which may be reached over http and on any address.
    */
   providerRules?: { trustedHosts: readonly string[] };
+  /**
+   * Reuse connections (for a peer called often, such as an AI provider).
+   * A reused connection's address was checked when it was opened.
+   */
+  keepAlive?: boolean;
 }
+
+const KEEP_ALIVE = {
+  'http:': new HttpAgent({ keepAlive: true, maxSockets: 64 }),
+  'https:': new HttpsAgent({ keepAlive: true, maxSockets: 64 }),
+};
 
 const MAX_REDIRECTS = 3;
 const SNIPPET_BYTES = 2048;
@@ -153,6 +163,7 @@ export class SafeHttpClient {
           method: request.method,
           headers: { 'user-agent': 'Verity-Webhooks/1.0', ...request.headers },
           lookup,
+          ...(request.keepAlive ? { agent: KEEP_ALIVE[parsed.protocol as 'http:' | 'https:'] } : {}),
           timeout: request.timeoutMs ?? DEFAULT_TIMEOUT_MS,
         },
         (res) => {

@@ -16,8 +16,6 @@ export interface StoredMessage {
 @Index('ai_logs_provider_created_idx', ['provider', 'createdAt'])
 @Index('ai_logs_status_created_idx', ['status', 'createdAt'])
 @Index('ai_logs_run_idx', ['runId'])
-@Index('ai_logs_user_idx', ['userId'])
-@Index('ai_logs_replay_of_idx', ['replayOf'])
 @Index('ai_logs_guarded_created_idx', ['createdAt'], { where: "guardrail_actions <> '[]'::jsonb" })
 export class AiLog {
   @PrimaryGeneratedColumn('uuid')

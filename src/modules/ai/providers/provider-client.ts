@@ -69,6 +69,7 @@ export class ProviderClient {
           timeoutMs: requestTimeoutMs,
           maxBodyBytes: MAX_ANSWER_BYTES,
           providerRules: { trustedHosts },
+          keepAlive: true,
         });
         status = res.status;
         body = res.bodySnippet;
