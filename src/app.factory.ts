@@ -21,7 +21,11 @@ import { MetricsService } from './platform/metrics/metrics.service';
 export async function createApp(options: AppModuleOptions): Promise<NestExpressApplication> {
   const { config } = options;
   const logger = new AppLogger(config);
-  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(options), { logger });
+  // rawBody: signed inbound webhooks are verified over the exact bytes received (req.rawBody).
+  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(options), {
+    logger,
+    rawBody: true,
+  });
   app.disable('x-powered-by');
   // Before any middleware reads req.ip, req.secure or req.protocol.
   app.set('trust proxy', config.trustProxy);

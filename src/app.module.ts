@@ -7,14 +7,18 @@ import { AppConfig } from './config/app.config';
 import { ConfigModule } from './config/config.module';
 import { DatabaseConnection } from './database/data-source-options';
 import { DatabaseModule } from './database/database.module';
+import { AiEvalsModule } from './modules/ai-evals/ai-evals.module';
+import { AiFeedbackModule } from './modules/ai-feedback/ai-feedback.module';
 import { AccountsModule } from './modules/accounts/accounts.module';
 import { AiModule } from './modules/ai/ai.module';
+import { AlertExplainModule } from './modules/alert-explain/alert-explain.module';
 import { ApiKeysModule } from './modules/api-keys/api-keys.module';
 import { AttachmentsModule } from './modules/attachments/attachments.module';
 import { AuditLogModule } from './modules/audit/audit.module';
 import { CatalogModule } from './modules/catalog/catalog.module';
 import { ConnectorsModule } from './modules/connectors/connectors.module';
 import { HealthModule } from './modules/health/health.module';
+import { LearningIntegrationModule } from './modules/learning-integration/learning-integration.module';
 import { MetadataConfigModule } from './modules/metadata-config/metadata-config.module';
 import { NotificationsModule } from './modules/notifications/notifications.module';
 import { PoliciesModule } from './modules/policies/policies.module';
@@ -96,6 +100,10 @@ export class AppModule {
         PermissionsModule,
         OnboardingModule,
         AiModule,
+        AiFeedbackModule,
+        LearningIntegrationModule,
+        AlertExplainModule,
+        AiEvalsModule,
       ],
       providers: [
         { provide: APP_FILTER, useClass: ProblemDetailsFilter },

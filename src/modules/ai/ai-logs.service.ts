@@ -79,6 +79,11 @@ export class AiLogsService {
     return { items: rows.map(toLogResponse), total };
   }
 
+  /** Whether an AI log entry exists (feedback names the answer it judges by its log id). */
+  exists(id: string): Promise<boolean> {
+    return this.logs.existsBy({ id });
+  }
+
   async get(id: string): Promise<AiLogDetailResponse> {
     const row = await this.logs.findOneBy({ id });
     if (!row) throw new NotFound('AI log', id);

@@ -67,6 +67,6 @@ import { ProviderClient } from './providers/provider-client';
     AiOpsService,
     AiRetentionService,
   ],
-  exports: [AiGatewayService],
+  exports: [AiGatewayService, AiLogsService],
 })
 export class AiModule {}

@@ -53,6 +53,22 @@ export class LineageQueries {
     return graph;
   }
 
+  /** The products directly upstream of `productId` (feeding it) and directly downstream (fed by it), by name. */
+  static async neighbours(
+    em: EntityManager,
+    productId: string,
+    limit: number,
+  ): Promise<{ direction: 'upstream' | 'downstream'; id: string; name: string }[]> {
+    return (await em.query(
+      `(SELECT 'upstream' AS direction, p.id, p.name FROM lineage_edges e JOIN products p ON p.id = e.upstream_id
+         WHERE e.downstream_id = $1 ORDER BY p.name LIMIT $2)
+       UNION ALL
+       (SELECT 'downstream', p.id, p.name FROM lineage_edges e JOIN products p ON p.id = e.downstream_id
+         WHERE e.upstream_id = $1 ORDER BY p.name LIMIT $2)`,
+      [productId, limit],
+    )) as { direction: 'upstream' | 'downstream'; id: string; name: string }[];
+  }
+
   /** Every product downstream of `productId`, any depth (itself excluded). */
   static async downstreamIds(em: EntityManager, productId: string): Promise<string[]> {
     const rows = (await em.query(

@@ -131,6 +131,18 @@ export class LineageService {
 
   // For other modules (incident correlation, blast radius, notifications).
 
+  /** Direct lineage neighbours of a product, at most `limit` each way (AI explanations). */
+  async neighbours(
+    productId: string,
+    limit = 20,
+    em?: EntityManager,
+  ): Promise<{ upstream: { id: string; name: string }[]; downstream: { id: string; name: string }[] }> {
+    const rows = await LineageQueries.neighbours(em ?? this.dataSource.manager, productId, limit);
+    const pick = (direction: string) =>
+      rows.filter((r) => r.direction === direction).map((r) => ({ id: r.id, name: r.name }));
+    return { upstream: pick('upstream'), downstream: pick('downstream') };
+  }
+
   /** Blast radius: every product downstream of `productId`, at any depth (itself excluded). */
   downstreamOf(productId: string, em?: EntityManager): Promise<string[]> {
     return LineageQueries.downstreamIds(em ?? this.dataSource.manager, productId);

@@ -4,6 +4,7 @@ import { CatalogModule } from '../catalog/catalog.module';
 import { ConnectorsModule } from '../connectors/connectors.module';
 import { NotificationsModule } from '../notifications/notifications.module';
 import { TicketsModule } from '../tickets/tickets.module';
+import { AlertExplanationsService } from './alert-explanations.service';
 import { AlertIngestion } from './alert-ingestion.service';
 import { AlertsController } from './alerts.controller';
 import { AlertsService } from './alerts.service';
@@ -28,7 +29,14 @@ import { QualityReadService } from './quality-read.service';
     TicketsModule,
   ],
   controllers: [ChecksController, CheckRunsController, AlertsController, IncidentsController],
-  providers: [ChecksService, AlertsService, IncidentsService, AlertIngestion, QualityReadService],
-  exports: [QualityReadService],
+  providers: [
+    ChecksService,
+    AlertsService,
+    IncidentsService,
+    AlertIngestion,
+    QualityReadService,
+    AlertExplanationsService,
+  ],
+  exports: [QualityReadService, AlertExplanationsService],
 })
 export class QualityModule {}

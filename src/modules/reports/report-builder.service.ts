@@ -3,7 +3,8 @@ import { ProductReadModel } from '../catalog/product-read-model.service';
 import { PolicyEvaluationsService } from '../policies/policy-evaluations.service';
 import { QualityReadService } from '../quality/quality-read.service';
 import { RisksService } from '../risks/risks.service';
-import { BODY_ROWS, Cell, csvLine, ReportContent } from './report-render';
+import { Cell, csvLine } from '../../common/text/csv';
+import { BODY_ROWS, ReportContent } from './report-render';
 import { ReportFrequency, reportPeriodStart, ReportType } from './report-schedule';
 
 export interface BuiltReport {

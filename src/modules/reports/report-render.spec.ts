@@ -1,4 +1,5 @@
-import { csvLine, renderHtml, renderText, ReportContent } from './report-render';
+import { csvLine } from '../../common/text/csv';
+import { renderHtml, renderText, ReportContent } from './report-render';
 
 const content: ReportContent = {
   title: 'Risk register',

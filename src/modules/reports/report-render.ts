@@ -1,6 +1,5 @@
+import type { Cell } from '../../common/text/csv';
 import { escapeHtml } from '../../platform/mail/templates';
-
-export type Cell = string | number | null;
 
 /** What every report type produces, before rendering. */
 export interface ReportContent {
@@ -16,19 +15,6 @@ export interface ReportContent {
 }
 
 export const BODY_ROWS = 100;
-
-/** A CSV line (RFC 4180 quoting); cells that a spreadsheet would run as formulas are defused with a leading quote. */
-export function csvLine(cells: Cell[]): string {
-  return (
-    cells
-      .map((cell) => {
-        let text = cell === null ? '' : String(cell);
-        if (/^[=+\-@\t\r]/.test(text) && typeof cell === 'string') text = `'${text}`;
-        return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
-      })
-      .join(',') + '\r\n'
-  );
-}
 
 export function renderText(content: ReportContent, generatedAt: Date, heading: string): string {
   const lines = [`${content.title} — ${heading}`, `Generated ${generatedAt.toISOString()}`, ''];

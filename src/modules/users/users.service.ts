@@ -23,7 +23,7 @@ import {
   UpdateMyProfileDto,
   UpdateUserDto,
 } from './dto/user.requests';
-import { User } from './entities/user.entity';
+import { AiLiteracyStatus, User } from './entities/user.entity';
 import { withDefaults } from './preferences';
 import { toUserResponse, toUserSearchItem } from './users.mapper';
 import { PreparedQueries } from '../../database/prepared-queries';
@@ -35,6 +35,14 @@ export interface NewUser {
   lastName: string;
   isActive: boolean;
   isSuperadmin: boolean;
+}
+
+/** AI literacy fields as a system outside the API reports them; a field left undefined is kept. */
+export interface AiLiteracyChange {
+  status?: AiLiteracyStatus;
+  program?: string | null;
+  completionDate?: string | null;
+  nextRenewal?: string | null;
 }
 
 const SEARCH_LIMIT = 10;
@@ -399,6 +407,45 @@ export class UsersService {
       }
       return toUserResponse(user);
     });
+  }
+
+  /**
+   * Sets a user's AI literacy fields on behalf of a system (the learning-system
+   * webhook), in the caller's transaction: emits `user.updated` when something
+   * changed and writes an audit entry with `details`. Null when no user has that
+   * id or email.
+   */
+  async applyAiLiteracy(
+    em: EntityManager,
+    ref: { userId?: string; email?: string },
+    change: AiLiteracyChange,
+    details: Record<string, unknown>,
+  ): Promise<{ user: UserResponse; changed: string[] } | null> {
+    const repo = em.getRepository(User);
+    const where = ref.userId ? { id: ref.userId } : { email: (ref.email ?? '').trim().toLowerCase() };
+    const user = await repo.findOne({ where, lock: { mode: 'pessimistic_write' } });
+    if (!user) return null;
+    const changed: string[] = [];
+    const set = <K extends keyof User>(key: K, value: User[K] | undefined, field: string) => {
+      if (value === undefined || user[key] === value) return;
+      user[key] = value;
+      changed.push(field);
+    };
+    set('aiLiteracyStatus', change.status, 'ai_literacy_status');
+    set('aiLiteracyProgram', change.program, 'ai_literacy_program');
+    set('aiLiteracyCompletionDate', change.completionDate, 'ai_literacy_completion_date');
+    set('aiLiteracyNextRenewal', change.nextRenewal, 'ai_literacy_next_renewal');
+    if (changed.length) {
+      await repo.save(user);
+      await this.outbox.append(em, { type: 'user.updated', data: { user_id: user.id, changed } });
+    }
+    await this.audit.record(em, null, {
+      action: 'user.ai_literacy_updated',
+      resourceType: 'user',
+      resourceId: user.id,
+      details: { ...details, changed },
+    });
+    return { user: toUserResponse(user), changed };
   }
 
   async getPreferences(actor: Actor): Promise<PreferencesResponse> {

@@ -1,5 +1,11 @@
 import { Webhook } from 'standardwebhooks';
-import { generateSecret, isValidSecret, retryDelayMs, signatureHeaders } from './webhook-signature';
+import {
+  generateSecret,
+  isValidSecret,
+  retryDelayMs,
+  signatureHeaders,
+  verifySignature,
+} from './webhook-signature';
 
 describe('webhook signatures', () => {
   it('signs so that the official Standard Webhooks library verifies', () => {
@@ -33,5 +39,43 @@ describe('webhook signatures', () => {
       36_000_000,
       null,
     ]);
+  });
+});
+
+describe('inbound signature verification', () => {
+  const secret = generateSecret();
+  const body = Buffer.from(JSON.stringify({ type: 'ai_literacy.completed', data: { email: 'a@b.test' } }));
+  const now = new Date('2026-01-01T12:00:00Z');
+  const signed = (at: Date, key = secret, payload = body) => {
+    const h = new Webhook(key).sign('msg_1', at, payload.toString());
+    return { id: 'msg_1', timestamp: String(Math.floor(at.getTime() / 1000)), signature: h };
+  };
+
+  it('accepts what the official library signs, among several signatures', () => {
+    const h = signed(now);
+    expect(verifySignature(secret, h, body, now, 300)).toEqual({
+      valid: true,
+      messageId: 'msg_1',
+      timestamp: now,
+    });
+    const many = { ...h, signature: `v1,AAAA ${h.signature}` };
+    expect(verifySignature(secret, many, body, now, 300).valid).toBe(true);
+  });
+
+  it('refuses a wrong secret, an altered body, missing headers and a stale or future timestamp', () => {
+    expect(verifySignature(secret, signed(now, generateSecret()), body, now, 300).valid).toBe(false);
+    expect(
+      verifySignature(secret, signed(now), Buffer.concat([body, Buffer.from(' ')]), now, 300).valid,
+    ).toBe(false);
+    expect(verifySignature(secret, { id: 'msg_1' }, body, now, 300).valid).toBe(false);
+    const stale = new Date(now.getTime() - 301_000);
+    expect(verifySignature(secret, signed(stale), body, now, 300)).toEqual({
+      valid: false,
+      reason: expect.stringMatching(/300 seconds/),
+    });
+    expect(verifySignature(secret, signed(new Date(now.getTime() + 301_000)), body, now, 300).valid).toBe(
+      false,
+    );
+    expect(verifySignature(secret, { ...signed(now), timestamp: 'soon' }, body, now, 300).valid).toBe(false);
   });
 });
