@@ -1,4 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { startApp, TestApp } from '../support/app';
 import { dbQuery } from '../support/db';
 import { bearer, createUser, rootUser, TestUser } from '../support/factories';
@@ -401,6 +403,40 @@ describe('SSO with a real OpenID Connect identity provider', () => {
         oidc: { ...oidcBlock(), issuer: `http://127.0.0.1:${closed}` },
       });
       expectProblem(await t.http.get(`${API}/sso/login/${unreachable}`), 502, /could not be reached/);
+    });
+
+    it('calls the IdP only through the address-checking client: a token endpoint on a metadata address is refused', async () => {
+      const rogue = createServer((req, res) => {
+        const issuer = `http://127.0.0.1:${(rogue.address() as AddressInfo).port}`;
+        res.setHeader('content-type', 'application/json');
+        res.end(
+          JSON.stringify({
+            issuer,
+            authorization_endpoint: `${issuer}/auth`,
+            token_endpoint: 'http://169.254.169.254/latest/meta-data/token',
+            jwks_uri: 'http://169.254.169.254/latest/meta-data/jwks',
+            response_types_supported: ['code'],
+            subject_types_supported: ['public'],
+            id_token_signing_alg_values_supported: ['RS256'],
+          }),
+        );
+      });
+      await new Promise<void>((resolve) => rogue.listen(0, '127.0.0.1', resolve));
+      try {
+        const issuer = `http://127.0.0.1:${(rogue.address() as AddressInfo).port}`;
+        const provider = await createProvider({ oidc: { ...oidcBlock(), issuer } });
+        const start = await t.http
+          .get(`${API}/sso/login/${provider}`)
+          .set('Accept', 'application/json')
+          .expect(200);
+        const state = new URL(start.body.location).searchParams.get('state')!;
+        expectProblem(await t.http.get(`${API}/sso/callback`).query({ code: 'stolen', state }), 401, GENERIC);
+        expect((await lastAudit('sso.login_failed', provider)).details.cause).toMatch(
+          /Refused http:\/\/169\.254\.169\.254/,
+        );
+      } finally {
+        await new Promise((resolve) => rogue.close(resolve));
+      }
     });
 
     it('answers 404 for an unknown or disabled provider', async () => {

@@ -2,10 +2,13 @@ import { Inject, Injectable } from '@nestjs/common';
 import * as oidc from 'openid-client';
 import { APP_CONFIG, AppConfig } from '../../config/app.config';
 import { SecretBox } from '../../platform/crypto/secret-box.service';
+import { SafeHttpClient } from '../../platform/outbound-http/safe-http.client';
 import { SsoProvider } from './entities/sso-provider.entity';
 import { clientSecretContext, isLoopbackHost } from './sso-provider-secrets';
 
 const REQUEST_TIMEOUT_SECONDS = 10;
+const MAX_ANSWER_BYTES = 1024 * 1024;
+const NULL_BODY_STATUSES = new Set([101, 204, 205, 304]);
 
 /**
  * openid-client Configurations (discovery + client authentication), one per
@@ -19,6 +22,7 @@ export class OidcClients {
   constructor(
     @Inject(APP_CONFIG) private readonly appConfig: AppConfig,
     private readonly box: SecretBox,
+    private readonly http: SafeHttpClient,
   ) {}
 
   configuration(provider: SsoProvider): Promise<oidc.Configuration> {
@@ -53,7 +57,35 @@ export class OidcClients {
       provider.oidcClientId!,
       undefined,
       secret ? oidc.ClientSecretBasic(secret) : oidc.None(),
-      { timeout: REQUEST_TIMEOUT_SECONDS, execute: insecure ? [oidc.allowInsecureRequests] : [] },
+      {
+        timeout: REQUEST_TIMEOUT_SECONDS,
+        execute: insecure ? [oidc.allowInsecureRequests] : [],
+        [oidc.customFetch]: this.safeFetch,
+      },
     );
   }
+
+  /**
+   * Every request to the identity provider (discovery, token, JWKS, UserInfo)
+   * goes through the SSRF-safe client: a discovery document naming an
+   * internal or metadata address cannot make the server call it.
+   */
+  private readonly safeFetch: oidc.CustomFetch = async (url, options) => {
+    const answer = await this.http.send(url, {
+      method: options.method === 'POST' ? 'POST' : 'GET',
+      headers: options.headers,
+      body: options.body === undefined || options.body === null ? undefined : String(options.body),
+      timeoutMs: REQUEST_TIMEOUT_SECONDS * 1000,
+      maxBodyBytes: MAX_ANSWER_BYTES,
+    });
+    const headers = new Headers();
+    for (const [name, value] of Object.entries(answer.headers)) {
+      for (const item of Array.isArray(value) ? value : value === undefined ? [] : [value])
+        headers.append(name, item);
+    }
+    return new Response(NULL_BODY_STATUSES.has(answer.status) ? null : answer.bodySnippet, {
+      status: answer.status,
+      headers,
+    });
+  };
 }

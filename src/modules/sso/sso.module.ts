@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { OutboundHttpModule } from '../../platform/outbound-http/outbound-http.module';
 import { AccountsModule } from '../accounts/accounts.module';
 import { UsersModule } from '../users/users.module';
 import { SsoAssertion } from './entities/sso-assertion.entity';
@@ -20,6 +21,7 @@ import { SsoUrls } from './sso-urls';
   imports: [
     UsersModule,
     AccountsModule,
+    OutboundHttpModule,
     TypeOrmModule.forFeature([SsoProvider, SsoPendingLogin, SsoLoginCode, SsoAssertion]),
   ],
   controllers: [SsoProvidersController, SsoLoginController],
