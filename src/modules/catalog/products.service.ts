@@ -260,6 +260,16 @@ export class ProductsService {
   }
 
   /** Product ids by name in one space (names are unique per space). */
+  /** Whether the user created a product or holds a governance role on one (the onboarding checklist). */
+  async isInvolvedInAnyProduct(userId: string): Promise<boolean> {
+    const [row] = (await this.dataSource.query(
+      `SELECT EXISTS (SELECT 1 FROM product_roles WHERE user_id = $1)
+           OR EXISTS (SELECT 1 FROM products WHERE created_by = $1) AS found`,
+      [userId],
+    )) as { found: boolean }[];
+    return row.found;
+  }
+
   async idsByName(em: EntityManager, spaceId: string, names: string[]): Promise<Map<string, string>> {
     if (!names.length) return new Map();
     const rows = (await em.query(`SELECT id, name FROM products WHERE space_id = $1 AND name = ANY($2)`, [

@@ -39,6 +39,16 @@ export interface IncidentDigestEntry {
 export class QualityReadService {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
+  /** Whether any quality check exists in one of these spaces (the onboarding checklist). */
+  async anyCheckIn(spaceIds: string[]): Promise<boolean> {
+    if (!spaceIds.length) return false;
+    const [row] = (await this.dataSource.query(
+      `SELECT EXISTS (SELECT 1 FROM quality_checks WHERE space_id = ANY($1::uuid[])) AS found`,
+      [spaceIds],
+    )) as { found: boolean }[];
+    return row.found;
+  }
+
   /** Open or investigating incidents that hold an alert of each product (products without any are left out). */
   async openIncidentCounts(productIds: string[], em?: EntityManager): Promise<Map<string, number>> {
     if (!productIds.length) return new Map();
