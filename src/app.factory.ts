@@ -14,7 +14,7 @@ import {
 import { setupSwagger } from './common/openapi/swagger.setup';
 import { createValidationPipe } from './common/validation/validation.pipe';
 import { AppLogger } from './platform/logging/app-logger';
-import { scimBodyErrorMiddleware } from './modules/scim/scim-body-error.middleware';
+import { scimPreRoutingErrorMiddleware } from './modules/scim/scim-pre-routing-error.middleware';
 import { MetricsService } from './platform/metrics/metrics.service';
 
 /** Builds the configured application; used by main.ts and by the e2e tests alike. */
@@ -43,8 +43,8 @@ export async function createApp(options: AppModuleOptions): Promise<NestExpressA
   // SCIM clients send application/scim+json.
   app.useBodyParser('json', { type: ['application/json', 'application/scim+json'] });
   app.useBodyParser('urlencoded', { extended: true });
-  app.use(scimBodyErrorMiddleware);
   app.use(storableBodyMiddleware);
+  app.use(scimPreRoutingErrorMiddleware);
   app.setGlobalPrefix(API_PREFIX);
   app.useGlobalPipes(createValidationPipe());
   setupSwagger(app);

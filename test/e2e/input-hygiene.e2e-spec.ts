@@ -206,11 +206,9 @@ describe('input PostgreSQL cannot store, and ids made by other systems', () => {
         if (body !== undefined) call = call.set('Content-Type', type ?? 'application/json').send(body);
         const res = await call;
         requests++;
-        if (
-          res.status < 400 ||
-          res.status >= 500 ||
-          !/problem\+json/.test(res.headers['content-type'] ?? '')
-        ) {
+        // SCIM routes answer SCIM error bodies (RFC 7644), every other route problem details.
+        const errorType = url.startsWith(`${API}/scim/v2/`) ? /scim\+json/ : /problem\+json/;
+        if (res.status < 400 || res.status >= 500 || !errorType.test(res.headers['content-type'] ?? '')) {
           failures.push(`${method.toUpperCase()} ${url} -> ${res.status}`);
         }
       };

@@ -1,6 +1,5 @@
 import type { NextFunction, Request, Response } from 'express';
-import { ValidationFailed } from '../errors/domain-error';
-import { ProblemBody, problemOf, sendProblem } from '../errors/problem-details.filter';
+import { BadRequest, DomainError, ValidationFailed } from '../errors/domain-error';
 import { isStorableText, unstorableFields } from './storable-text';
 
 /**
@@ -14,7 +13,7 @@ import { isStorableText, unstorableFields } from './storable-text';
  * names nothing that can exist (404); a query parameter with one is invalid
  * input (422 naming the parameter).
  */
-export function storableRequestTargetMiddleware(req: Request, res: Response, next: NextFunction): void {
+export function storableRequestTargetMiddleware(req: Request, _res: Response, next: NextFunction): void {
   const url = req.originalUrl;
   const queryStart = url.indexOf('?');
   const path = queryStart === -1 ? url : url.slice(0, queryStart);
@@ -24,7 +23,7 @@ export function storableRequestTargetMiddleware(req: Request, res: Response, nex
   if (path.includes('%')) {
     const refusal = pathRefusal(path);
     if (refusal) {
-      sendProblem(res, refusal);
+      next(refusal);
       return;
     }
   }
@@ -38,19 +37,21 @@ export function storableRequestTargetMiddleware(req: Request, res: Response, nex
   next();
 }
 
-function pathRefusal(path: string): ProblemBody | undefined {
+function pathRefusal(path: string): DomainError | undefined {
   for (const segment of path.split('/')) {
     let decoded: string;
     try {
       decoded = decodeURIComponent(segment);
     } catch {
-      return problemOf(400, 'The request path is not valid percent-encoded UTF-8.', path);
+      return new BadRequest('The request path is not valid percent-encoded UTF-8.', 'malformed_path');
     }
     if (!isStorableText(decoded)) {
-      return problemOf(
+      return new DomainError(
         404,
+        'not-found',
+        'Not Found',
         'Nothing is named with a NUL character or an unpaired UTF-16 surrogate: no resource has this path.',
-        path,
+        { code: 'not_found' },
       );
     }
   }

@@ -32,56 +32,58 @@ export class ScimExceptionFilter implements ExceptionFilter {
       response.end();
       return;
     }
-    const { status, body, headers } = this.toScim(exception, request);
+    const { status, body, headers } = scimErrorOf(exception, request, this.logger);
     for (const [name, value] of Object.entries(headers)) response.setHeader(name, value);
     response.status(status).type(SCIM_CONTENT_TYPE).send(JSON.stringify(body));
   }
+}
 
-  private toScim(
-    exception: unknown,
-    request: Request,
-  ): { status: number; body: ScimErrorBody; headers: Record<string, string> } {
-    const body = (status: number, detail: string, scimType?: string): ScimErrorBody => ({
-      schemas: [SCIM_ERROR_SCHEMA],
-      status: String(status),
-      ...(scimType ? { scimType } : {}),
-      detail,
-    });
-    if (exception instanceof ScimError) {
-      return {
-        status: exception.status,
-        body: body(exception.status, exception.detail, exception.scimType),
-        headers: exception.headers,
-      };
-    }
-    const domain = exception instanceof DomainError ? exception : mapPostgresError(exception);
-    if (domain) {
-      const code = String(domain.extensions.code ?? '');
-      let scimType: string | undefined;
-      if (domain.status === 409 && UNIQUENESS_CODES.has(code)) scimType = 'uniqueness';
-      // A DTO-level failure is a bad value in SCIM terms.
-      const status = domain.status === 422 ? 400 : domain.status;
-      if (domain.status === 422) scimType = 'invalidValue';
-      return { status, body: body(status, domain.detail, scimType), headers: domain.headers };
-    }
-    if (exception instanceof HttpException) {
-      const status = exception.getStatus();
-      // Unparseable JSON from body-parser.
-      const scimType = status === 400 ? 'invalidSyntax' : undefined;
-      const detail =
-        status === 400
-          ? 'The request body is not valid JSON.'
-          : status === 404
-            ? 'No SCIM resource at this path.'
-            : status === 413
-              ? 'The request body is too large.'
-              : exception.message;
-      return { status, body: body(status, detail, scimType), headers: {} };
-    }
-    this.logger.error(
-      `Unhandled error on ${request.method} ${request.originalUrl} [request ${request.id ?? '-'}]`,
-      exception instanceof Error ? exception.stack : String(exception),
-    );
-    return { status: 500, body: body(500, 'An unexpected error occurred.'), headers: {} };
+/** The SCIM error (status, body, headers) for anything thrown or passed on while serving a SCIM route. */
+export function scimErrorOf(
+  exception: unknown,
+  request: Request,
+  logger: Logger,
+): { status: number; body: ScimErrorBody; headers: Record<string, string> } {
+  const body = (status: number, detail: string, scimType?: string): ScimErrorBody => ({
+    schemas: [SCIM_ERROR_SCHEMA],
+    status: String(status),
+    ...(scimType ? { scimType } : {}),
+    detail,
+  });
+  if (exception instanceof ScimError) {
+    return {
+      status: exception.status,
+      body: body(exception.status, exception.detail, exception.scimType),
+      headers: exception.headers,
+    };
   }
+  const domain = exception instanceof DomainError ? exception : mapPostgresError(exception);
+  if (domain) {
+    const code = String(domain.extensions.code ?? '');
+    let scimType: string | undefined;
+    if (domain.status === 409 && UNIQUENESS_CODES.has(code)) scimType = 'uniqueness';
+    // A DTO-level failure is a bad value in SCIM terms.
+    const status = domain.status === 422 ? 400 : domain.status;
+    if (domain.status === 422) scimType = 'invalidValue';
+    return { status, body: body(status, domain.detail, scimType), headers: domain.headers };
+  }
+  if (exception instanceof HttpException) {
+    const status = exception.getStatus();
+    // Unparseable JSON from body-parser.
+    const scimType = status === 400 ? 'invalidSyntax' : undefined;
+    const detail =
+      status === 400
+        ? 'The request body is not valid JSON.'
+        : status === 404
+          ? 'No SCIM resource at this path.'
+          : status === 413
+            ? 'The request body is too large.'
+            : exception.message;
+    return { status, body: body(status, detail, scimType), headers: {} };
+  }
+  logger.error(
+    `Unhandled error on ${request.method} ${request.originalUrl} [request ${request.id ?? '-'}]`,
+    exception instanceof Error ? exception.stack : String(exception),
+  );
+  return { status: 500, body: body(500, 'An unexpected error occurred.'), headers: {} };
 }
