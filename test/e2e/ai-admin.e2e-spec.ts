@@ -537,6 +537,20 @@ describe('AI administration over HTTP (real PostgreSQL, local provider server)',
           }),
         ]),
       );
+      expect(usage.headers['content-type']).toMatch(/^application\/json/);
+      expect(Object.keys(usage.body)).toEqual(['days', 'since', 'items', 'totals']);
+      const dates = usage.body.items.map((r: { date: string }) => r.date);
+      expect(dates).toEqual([...dates].sort().reverse());
+      type Totals = Record<'calls' | 'failures' | 'input_tokens' | 'output_tokens' | 'total_tokens', number>;
+      const sum = (field: keyof Totals) =>
+        usage.body.items.reduce((total: number, r: Totals) => total + r[field], 0);
+      expect(usage.body.totals).toMatchObject({
+        calls: sum('calls'),
+        failures: sum('failures'),
+        input_tokens: sum('input_tokens'),
+        output_tokens: sum('output_tokens'),
+        total_tokens: sum('total_tokens'),
+      });
       expect(usage.body.totals.total_tokens).toBeGreaterThan(0);
       const threeDaysAgo = new Date(Date.now() - 3 * 86_400_000).toISOString().slice(0, 10);
       expect(usage.body.items).toContainEqual(
@@ -549,8 +563,13 @@ describe('AI administration over HTTP (real PostgreSQL, local provider server)',
         }),
       );
       const todayOnly = await admin().get('/admin/ai-logs/usage?days=1');
+      expect(todayOnly.body.items.length).toBeGreaterThan(0);
       expect(todayOnly.body.items.every((r: { date: string }) => r.date === today)).toBe(true);
-      expect((await admin().get('/ai-logs/usage?days=7')).status).toBe(200);
+      const week = await admin().get('/ai-logs/usage?days=7');
+      expect(week.status).toBe(200);
+      expect(week.body.items).toContainEqual(
+        expect.objectContaining({ date: threeDaysAgo, feature: 'usage_probe' }),
+      );
       expectProblem(await admin().get('/admin/ai-logs/usage?days=0'), 422);
 
       const people = await admin().get('/admin/ai-logs/usage/people?days=30');

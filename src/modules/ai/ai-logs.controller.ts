@@ -1,4 +1,4 @@
-import { Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { Controller, Get, HttpCode, Param, Post, Query, StreamableFile } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Actor } from '../../common/auth/actor';
 import { CurrentActor } from '../../common/auth/current-actor.decorator';
@@ -18,6 +18,10 @@ import {
   UsageResponse,
 } from './dto/ai-logs.dto';
 import { PromptDetailResponse } from './dto/prompts.dto';
+
+/** The usage report goes out as the bytes the service encoded (see AiLogsService.usageDocument). */
+const usageAnswer = (document: Buffer) =>
+  new StreamableFile(document, { type: 'application/json; charset=utf-8', length: document.length });
 
 const LIST =
   'Newest first. Prompts and answers are stored redacted; `attempt` 2 is the call to a fallback profile, in the same `run_id`.';
@@ -43,8 +47,8 @@ export class AiLogsAdminController {
   @ApiOperation({ operationId: 'getAdminAiUsage', summary: 'Token usage summary', description: USAGE })
   @ApiOkResponse({ type: UsageResponse })
   @ApiProblems(422)
-  usage(@Query() query: UsageQuery): Promise<UsageResponse> {
-    return this.logs.usage(query.days ?? 30);
+  async usage(@Query() query: UsageQuery): Promise<StreamableFile> {
+    return usageAnswer(await this.logs.usageDocument(query.days ?? 30));
   }
 
   @Get('usage/people')
@@ -138,7 +142,7 @@ export class AiLogsController {
   @ApiOperation({ operationId: 'getAiUsage', summary: 'Token usage (superadmin)', description: USAGE })
   @ApiOkResponse({ type: UsageResponse })
   @ApiProblems(422)
-  usage(@Query() query: UsageQuery): Promise<UsageResponse> {
-    return this.logs.usage(query.days ?? 30);
+  async usage(@Query() query: UsageQuery): Promise<StreamableFile> {
+    return usageAnswer(await this.logs.usageDocument(query.days ?? 30));
   }
 }

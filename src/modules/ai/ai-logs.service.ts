@@ -11,7 +11,6 @@ import {
   GuardrailImpactResponse,
   PeopleUsageResponse,
   ReplayResponse,
-  UsageResponse,
   UsageRowResponse,
   UsageTotalsResponse,
 } from './dto/ai-logs.dto';
@@ -48,13 +47,26 @@ const USAGE_SQL = `SELECT to_char(day, 'YYYY-MM-DD') AS date, model, feature, pr
   FROM ai_usage_daily WHERE day >= $1::date AND ($2::date IS NULL OR day < $2::date)
   ORDER BY day DESC, model COLLATE "C", feature COLLATE "C", provider COLLATE "C"`;
 
+interface EarlierDays {
+  count: number;
+  /** The rows' JSON objects joined by commas, ready to splice into `items`. */
+  json: Buffer;
+  totals: UsageTotalsResponse;
+}
+
+const NO_EARLIER_DAYS: EarlierDays = {
+  count: 0,
+  json: Buffer.alloc(0),
+  totals: { calls: 0, failures: 0, input_tokens: 0, output_tokens: 0, total_tokens: 0, cost_usd: 0 },
+};
+
 const n = (v: unknown) => Number(v ?? 0);
 const usd = (v: unknown) => Math.round(n(v) * 1e6) / 1e6;
 
 /** AI logs and usage reports; usage reads the daily rollups, never the logs. */
 @Injectable()
 export class AiLogsService {
-  private readonly earlierCache = new Map<string, { rows: Promise<UsageRowResponse[]>; expires: number }>();
+  private readonly earlierCache = new Map<string, { days: Promise<EarlierDays>; expires: number }>();
 
   constructor(
     @InjectRepository(AiLog) private readonly logs: Repository<AiLog>,
@@ -90,39 +102,40 @@ export class AiLogsService {
     return { ...toLogResponse(row), messages: row.messages, response: row.response };
   }
 
-  async usage(days: number): Promise<UsageResponse> {
+  /**
+   * The usage report as encoded JSON (the shape of UsageResponse). Encoding
+   * a month of rows was most of this route's cost, so past days are kept
+   * encoded with their totals and only today's rows are encoded per request.
+   */
+  async usageDocument(days: number): Promise<Buffer> {
     const since = sinceDay(days);
-    const today = sinceDay(1);
-    // Only today's rows still change: earlier days are read once a minute at most.
-    const [recent, earlier] = await Promise.all([
-      this.usageDays(today, null),
-      this.earlierDays(since, today),
+    const [recent, earlier] = await Promise.all([this.usageDays(sinceDay(1), null), this.earlierDays(since)]);
+    const totals = sumTotals([...recent, earlier.totals]);
+    const recentJson = recent.map((row) => JSON.stringify(row)).join(',');
+    const separator = recent.length && earlier.count ? ',' : '';
+    return Buffer.concat([
+      Buffer.from(`{"days":${days},"since":${JSON.stringify(since)},"items":[${recentJson}${separator}`),
+      earlier.json,
+      Buffer.from(`],"totals":${JSON.stringify(totals)}}`),
     ]);
-    const items = [...recent, ...earlier];
-    const totals = items.reduce<UsageTotalsResponse>(
-      (sum, r) => ({
-        calls: sum.calls + r.calls,
-        failures: sum.failures + r.failures,
-        input_tokens: sum.input_tokens + r.input_tokens,
-        output_tokens: sum.output_tokens + r.output_tokens,
-        total_tokens: sum.total_tokens + r.total_tokens,
-        cost_usd: usd(sum.cost_usd + r.cost_usd),
-      }),
-      { calls: 0, failures: 0, input_tokens: 0, output_tokens: 0, total_tokens: 0, cost_usd: 0 },
-    );
-    return { days, since, items, totals };
   }
 
-  private earlierDays(since: string, today: string): Promise<UsageRowResponse[]> {
-    if (since >= today) return Promise.resolve([]);
+  /** Past days' rows (from `since` to yesterday), encoded, with their totals; kept for a minute. */
+  private earlierDays(since: string): Promise<EarlierDays> {
+    const today = sinceDay(1);
+    if (since >= today) return Promise.resolve(NO_EARLIER_DAYS);
     const key = `${since}/${today}`;
     const cached = this.earlierCache.get(key);
-    if (cached && cached.expires > Date.now()) return cached.rows;
-    const rows = this.usageDays(since, today);
+    if (cached && cached.expires > Date.now()) return cached.days;
+    const days = this.usageDays(since, today).then((rows) => ({
+      count: rows.length,
+      json: Buffer.from(rows.map((row) => JSON.stringify(row)).join(',')),
+      totals: sumTotals(rows),
+    }));
     this.earlierCache.clear();
-    this.earlierCache.set(key, { rows, expires: Date.now() + EARLIER_DAYS_TTL_MS });
-    rows.catch(() => this.earlierCache.delete(key));
-    return rows;
+    this.earlierCache.set(key, { days, expires: Date.now() + EARLIER_DAYS_TTL_MS });
+    days.catch(() => this.earlierCache.delete(key));
+    return days;
   }
 
   /** Rollup rows from `since` (inclusive) to `until` (exclusive; null: no end), newest day first. */
@@ -242,6 +255,20 @@ const LIST_COLUMNS = [
   'replayOf',
   'error',
 ];
+
+function sumTotals(rows: UsageTotalsResponse[]): UsageTotalsResponse {
+  return rows.reduce<UsageTotalsResponse>(
+    (sum, r) => ({
+      calls: sum.calls + r.calls,
+      failures: sum.failures + r.failures,
+      input_tokens: sum.input_tokens + r.input_tokens,
+      output_tokens: sum.output_tokens + r.output_tokens,
+      total_tokens: sum.total_tokens + r.total_tokens,
+      cost_usd: usd(sum.cost_usd + r.cost_usd),
+    }),
+    NO_EARLIER_DAYS.totals,
+  );
+}
 
 function totalsOf(r: Row): UsageTotalsResponse {
   return {
