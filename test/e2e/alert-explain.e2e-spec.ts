@@ -182,7 +182,16 @@ describe('POST /alerts/{id}/explain (through the AI gateway, against a real loca
     expect(failed.body).toMatchObject({ code: 'ai_provider_error', log_id: expect.any(String) });
 
     provider.enqueue({ content: 'I think the load was late.' });
-    expectProblem(await explain(alert.id), 502);
+    const prose = await explain(alert.id);
+    expectProblem(prose, 502);
+    // The unusable answer still cost its tokens: they are logged (and so count in usage and budgets).
+    const [proseLog] = await dbQuery<{ status: string; input_tokens: number; output_tokens: number }>(
+      `SELECT status, input_tokens, output_tokens FROM ai_logs WHERE id = $1`,
+      [prose.body.log_id],
+    );
+    expect(proseLog.status).toBe('error');
+    expect(proseLog.input_tokens).toBeGreaterThan(0);
+    expect(proseLog.output_tokens).toBeGreaterThan(0);
 
     provider.enqueue(answer([{ cause: 'Late load', confidence: 7, evidence: ['x'] }]));
     const malformed = await explain(alert.id);

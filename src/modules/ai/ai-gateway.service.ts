@@ -309,7 +309,7 @@ export class AiGatewayService {
       const providerStartedAt = new Date();
       try {
         const answer = await this.providers.call(target, messages);
-        const json = call.responseFormat === 'json' ? parseJson(answer.text) : undefined;
+        const json = call.responseFormat === 'json' ? parseJson(answer) : undefined;
         attemptSpans.push(
           span('provider', 'ok', providerStartedAt, performance.now() - providerStart, {
             provider: target.provider,
@@ -351,9 +351,17 @@ export class AiGatewayService {
             fallback_next: !last,
           }),
         );
+        const spent = error.answered;
         const logId = await this.store.recordAttempt(base, target, i + 1, 'error', attemptSpans, {
           error: error.message,
           final: last,
+          // An answer we could not use still cost its tokens: they count in the log, usage and budgets.
+          ...(spent && {
+            inputTokens: spent.inputTokens,
+            outputTokens: spent.outputTokens,
+            costUsd: costOf(target.model, spent.inputTokens, spent.outputTokens).usd,
+            response: redact(spent.text).text,
+          }),
         });
         if (!last) continue;
         if (error.kind === 'timeout') throw new AiProviderTimeout(error.message, logId);

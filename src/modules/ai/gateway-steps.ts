@@ -3,7 +3,7 @@ import type { BudgetRefusal } from './budgets.service';
 import type { StoredMessage } from './entities/ai-log.entity';
 import type { AiSpanName } from './entities/ai-span.entity';
 import type { GuardrailAction } from './guardrails';
-import { ProviderFailure } from './providers/provider-client';
+import { ProviderAnswer, ProviderFailure } from './providers/provider-client';
 
 /** Helpers of the gateway's steps: spans, early reads, JSON answers. */
 
@@ -73,12 +73,18 @@ export async function timed<T>(
 }
 
 /** The answer as JSON; a model that wraps it in a code fence is tolerated. */
-export function parseJson(text: string): unknown {
-  const body = JSON_FENCE.exec(text)?.[1] ?? text;
+export function parseJson(answer: ProviderAnswer): unknown {
+  const body = JSON_FENCE.exec(answer.text)?.[1] ?? answer.text;
   try {
     return JSON.parse(body);
   } catch {
-    throw new ProviderFailure('invalid_answer', 'The model was asked for JSON and answered something else.');
+    throw new ProviderFailure(
+      'invalid_answer',
+      'The model was asked for JSON and answered something else.',
+      null,
+      answer.retries,
+      answer,
+    );
   }
 }
 

@@ -21,6 +21,8 @@ export class ProviderFailure extends Error {
     message: string,
     readonly httpStatus: number | null = null,
     readonly retries = 0,
+    /** What the provider did answer, when the failure is ours to see in it (JSON asked for, text given): its tokens were spent. */
+    readonly answered?: WireAnswer,
   ) {
     super(message);
   }
