@@ -73,18 +73,7 @@ export class AiGatewayService {
     const routeRead = prefetch(this.routing.resolve(request.feature));
     const promptRead = prefetch(this.prompts.active(request.promptKey));
     const budgetRead = prefetch(this.budgets.snapshot(request.feature));
-    const targets = await timed(
-      spans,
-      'route',
-      () => routeRead,
-      (t) => ({
-        feature: request.feature,
-        profile_id: t[0].profileId,
-        provider: t[0].provider,
-        model: t[0].model,
-        fallback: t[1] ? { profile_id: t[1].profileId, model: t[1].model } : null,
-      }),
-    );
+    const targets = await this.routeStep(spans, request.feature, routeRead);
     const { prompt, messages } = await timed(
       spans,
       'prompt',
@@ -164,16 +153,7 @@ export class AiGatewayService {
     const spans: SpanRecord[] = [];
     const started = performance.now();
     const budgetRead = prefetch(this.budgets.snapshot(original.feature));
-    const targets = await timed(
-      spans,
-      'route',
-      () => this.routing.resolve(original.feature),
-      (t) => ({
-        feature: original.feature,
-        profile_id: t[0].profileId,
-        model: t[0].model,
-      }),
-    );
+    const targets = await this.routeStep(spans, original.feature, this.routing.resolve(original.feature));
     return this.execute(
       {
         feature: original.feature,
@@ -244,6 +224,26 @@ export class AiGatewayService {
         model: target.model,
       };
     }
+  }
+
+  /** The route step: the feature's targets (profile, then its fallback), recorded as a span. */
+  private routeStep(
+    spans: SpanRecord[],
+    feature: string,
+    read: Promise<ProviderTarget[]>,
+  ): Promise<ProviderTarget[]> {
+    return timed(
+      spans,
+      'route',
+      () => read,
+      (t) => ({
+        feature,
+        profile_id: t[0].profileId,
+        provider: t[0].provider,
+        model: t[0].model,
+        fallback: t[1] ? { profile_id: t[1].profileId, model: t[1].model } : null,
+      }),
+    );
   }
 
   private async execute(

@@ -1,6 +1,7 @@
 import {
   applyDecorators,
   CanActivate,
+  createParamDecorator,
   ExecutionContext,
   Injectable,
   SetMetadata,
@@ -30,6 +31,12 @@ export class ScimAuthGuard implements CanActivate {
     return true;
   }
 }
+
+/** The id of the SCIM token that authenticated the request (set by ScimAuthGuard). */
+export const ScimTokenId = createParamDecorator(
+  (_data: unknown, context: ExecutionContext) =>
+    context.switchToHttp().getRequest<Request>().scimTokenId as string,
+);
 
 const SCIM_ERROR_STATUSES: Record<number, string> = {
   400: 'SCIM error: invalidFilter, invalidValue, invalidPath, invalidSyntax, noTarget or mutability.',

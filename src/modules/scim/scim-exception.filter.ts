@@ -32,14 +32,22 @@ export class ScimExceptionFilter implements ExceptionFilter {
       response.end();
       return;
     }
-    const { status, body, headers } = scimErrorOf(exception, request, this.logger);
-    for (const [name, value] of Object.entries(headers)) response.setHeader(name, value);
-    response.status(status).type(SCIM_CONTENT_TYPE).send(JSON.stringify(body));
+    sendScimError(response, exception, request, this.logger);
   }
 }
 
-/** The SCIM error (status, body, headers) for anything thrown or passed on while serving a SCIM route. */
-export function scimErrorOf(
+/** Answers anything thrown or passed on while serving a SCIM route as a SCIM error. */
+export function sendScimError(
+  response: Response,
+  exception: unknown,
+  request: Request,
+  logger: Logger,
+): void {
+  const { status, body, headers } = scimErrorOf(exception, request, logger);
+  response.set(headers).status(status).type(SCIM_CONTENT_TYPE).send(JSON.stringify(body));
+}
+
+function scimErrorOf(
   exception: unknown,
   request: Request,
   logger: Logger,
@@ -67,8 +75,15 @@ export function scimErrorOf(
     if (domain.status === 422) scimType = 'invalidValue';
     return { status, body: body(status, domain.detail, scimType), headers: domain.headers };
   }
-  if (exception instanceof HttpException) {
-    const status = exception.getStatus();
+  // body-parser's own errors (before routing) carry `type` ("entity.parse.failed", "entity.too.large", …).
+  const parserError = typeof (exception as { type?: unknown } | null)?.type === 'string';
+  if (exception instanceof HttpException || parserError) {
+    const status =
+      exception instanceof HttpException
+        ? exception.getStatus()
+        : (exception as { status?: number }).status === 413
+          ? 413
+          : 400;
     // Unparseable JSON from body-parser.
     const scimType = status === 400 ? 'invalidSyntax' : undefined;
     const detail =
@@ -78,7 +93,7 @@ export function scimErrorOf(
           ? 'No SCIM resource at this path.'
           : status === 413
             ? 'The request body is too large.'
-            : exception.message;
+            : (exception as Error).message;
     return { status, body: body(status, detail, scimType), headers: {} };
   }
   logger.error(

@@ -11,21 +11,17 @@ import {
   Post,
   Put,
   Query,
-  Req,
   Res,
 } from '@nestjs/common';
 import { ApiNoContentResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import type { Request, Response } from 'express';
+import type { Response } from 'express';
 import { ScimGetQuery, ScimIdParams, ScimListQuery } from './dto/scim-query.dto';
-import { ApiScimErrors, ScimRoute } from './scim-auth.guard';
+import { ApiScimErrors, ScimRoute, ScimTokenId } from './scim-auth.guard';
 import { IfMatchHeader, ScimBody, ScimOk } from './scim-docs';
 import { ScimGroupsService } from './scim-groups.service';
-import { SCIM_CONTENT_TYPE } from './scim-resources';
-import { withEtag } from './scim-users.controller';
+import { SCIM_CONTENT_TYPE, withEtag } from './scim-resources';
 
 type Resource = Record<string, unknown>;
-
-const tokenOf = (req: Request) => req.scimTokenId as string;
 
 const MAPPING =
   'A group is the members of one space holding one role, named `<space-slug>:<role>` (role admin, editor or viewer).';
@@ -76,10 +72,10 @@ export class ScimGroupsController {
   @ApiScimErrors(400, 409)
   async scimCreateGroup(
     @Body() body: Resource,
-    @Req() req: Request,
+    @ScimTokenId() tokenId: string,
     @Res({ passthrough: true }) res: Response,
   ) {
-    return withEtag(res, await this.groups.create(body, tokenOf(req)), true);
+    return withEtag(res, await this.groups.create(body, tokenId), true);
   }
 
   @Put(':id')
@@ -99,10 +95,10 @@ export class ScimGroupsController {
     @Param() params: ScimIdParams,
     @Body() body: Resource,
     @Headers('if-match') ifMatch: string | undefined,
-    @Req() req: Request,
+    @ScimTokenId() tokenId: string,
     @Res({ passthrough: true }) res: Response,
   ) {
-    return withEtag(res, await this.groups.replace(params.id, body, tokenOf(req), ifMatch));
+    return withEtag(res, await this.groups.replace(params.id, body, tokenId, ifMatch));
   }
 
   @Patch(':id')
@@ -122,10 +118,10 @@ export class ScimGroupsController {
     @Param() params: ScimIdParams,
     @Body() body: Resource,
     @Headers('if-match') ifMatch: string | undefined,
-    @Req() req: Request,
+    @ScimTokenId() tokenId: string,
     @Res({ passthrough: true }) res: Response,
   ) {
-    return withEtag(res, await this.groups.patch(params.id, body, tokenOf(req), ifMatch));
+    return withEtag(res, await this.groups.patch(params.id, body, tokenId, ifMatch));
   }
 
   @Delete(':id')
@@ -143,8 +139,8 @@ export class ScimGroupsController {
   scimDeleteGroup(
     @Param() params: ScimIdParams,
     @Headers('if-match') ifMatch: string | undefined,
-    @Req() req: Request,
+    @ScimTokenId() tokenId: string,
   ): Promise<void> {
-    return this.groups.delete(params.id, tokenOf(req), ifMatch);
+    return this.groups.delete(params.id, tokenId, ifMatch);
   }
 }

@@ -1,8 +1,6 @@
 import { Logger } from '@nestjs/common';
 import type { NextFunction, Request, Response } from 'express';
-import { scimErrorOf } from './scim-exception.filter';
-import { SCIM_CONTENT_TYPE } from './scim-resources';
-import { SCIM_ERROR_SCHEMA } from './scim.errors';
+import { sendScimError } from './scim-exception.filter';
 
 const SCIM_PATH = /^\/api\/v1\.0\/scim\//;
 const logger = new Logger('Scim');
@@ -23,24 +21,5 @@ export function scimPreRoutingErrorMiddleware(
     next(error);
     return;
   }
-  // body-parser's errors carry `type` ("entity.parse.failed", "entity.too.large", …).
-  const parserError = typeof (error as { type?: unknown }).type === 'string';
-  if (parserError) {
-    const tooLarge = (error as { status?: number }).status === 413;
-    const body = tooLarge
-      ? { schemas: [SCIM_ERROR_SCHEMA], status: '413', detail: 'The request body is too large.' }
-      : {
-          schemas: [SCIM_ERROR_SCHEMA],
-          status: '400',
-          scimType: 'invalidSyntax',
-          detail: 'The request body is not valid JSON.',
-        };
-    res
-      .status(tooLarge ? 413 : 400)
-      .type(SCIM_CONTENT_TYPE)
-      .send(JSON.stringify(body));
-    return;
-  }
-  const { status, body, headers } = scimErrorOf(error, req, logger);
-  res.set(headers).status(status).type(SCIM_CONTENT_TYPE).send(JSON.stringify(body));
+  sendScimError(res, error, req, logger);
 }

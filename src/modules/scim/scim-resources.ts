@@ -1,3 +1,4 @@
+import type { Response } from 'express';
 import { ENTERPRISE_USER_SCHEMA, GROUP_SCHEMA, USER_SCHEMA } from './scim-patch';
 
 export const SCIM_CONTENT_TYPE = 'application/scim+json';
@@ -50,6 +51,18 @@ export interface ScimMeta {
 }
 
 /** The weak ETag of a resource: its last modification in milliseconds. */
+/** Sets the resource's ETag (and Location for a creation) on the answer. */
+export function withEtag(
+  res: Response,
+  resource: Record<string, unknown>,
+  created = false,
+): Record<string, unknown> {
+  const meta = resource.meta as { version: string; location: string };
+  res.setHeader('ETag', meta.version);
+  if (created) res.setHeader('Location', meta.location);
+  return resource;
+}
+
 export const versionOf = (updatedAt: Date) => `W/"${updatedAt.getTime()}"`;
 
 export function toScimUser(row: ScimUserRow, base: string): Record<string, unknown> {

@@ -11,28 +11,17 @@ import {
   Post,
   Put,
   Query,
-  Req,
   Res,
 } from '@nestjs/common';
 import { ApiNoContentResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import type { Request, Response } from 'express';
+import type { Response } from 'express';
 import { ScimGetQuery, ScimIdParams, ScimListQuery } from './dto/scim-query.dto';
-import { ApiScimErrors, ScimRoute } from './scim-auth.guard';
+import { ApiScimErrors, ScimRoute, ScimTokenId } from './scim-auth.guard';
 import { IfMatchHeader, ScimBody, ScimOk } from './scim-docs';
-import { SCIM_CONTENT_TYPE } from './scim-resources';
+import { SCIM_CONTENT_TYPE, withEtag } from './scim-resources';
 import { ScimUsersService } from './scim-users.service';
 
 type Resource = Record<string, unknown>;
-
-/** Sets the resource's ETag (and Location for a creation) on the answer. */
-export function withEtag(res: Response, resource: Resource, created = false): Resource {
-  const meta = resource.meta as { version: string; location: string };
-  res.setHeader('ETag', meta.version);
-  if (created) res.setHeader('Location', meta.location);
-  return resource;
-}
-
-const tokenOf = (req: Request) => req.scimTokenId as string;
 
 @ApiTags('SCIM')
 @Controller('scim/v2/Users')
@@ -82,10 +71,10 @@ export class ScimUsersController {
   @ApiScimErrors(400, 409)
   async scimCreateUser(
     @Body() body: Resource,
-    @Req() req: Request,
+    @ScimTokenId() tokenId: string,
     @Res({ passthrough: true }) res: Response,
   ) {
-    return withEtag(res, await this.users.create(body, tokenOf(req)), true);
+    return withEtag(res, await this.users.create(body, tokenId), true);
   }
 
   @Put(':id')
@@ -105,10 +94,10 @@ export class ScimUsersController {
     @Param() params: ScimIdParams,
     @Body() body: Resource,
     @Headers('if-match') ifMatch: string | undefined,
-    @Req() req: Request,
+    @ScimTokenId() tokenId: string,
     @Res({ passthrough: true }) res: Response,
   ) {
-    return withEtag(res, await this.users.replace(params.id, body, tokenOf(req), ifMatch));
+    return withEtag(res, await this.users.replace(params.id, body, tokenId, ifMatch));
   }
 
   @Patch(':id')
@@ -128,10 +117,10 @@ export class ScimUsersController {
     @Param() params: ScimIdParams,
     @Body() body: Resource,
     @Headers('if-match') ifMatch: string | undefined,
-    @Req() req: Request,
+    @ScimTokenId() tokenId: string,
     @Res({ passthrough: true }) res: Response,
   ) {
-    return withEtag(res, await this.users.patch(params.id, body, tokenOf(req), ifMatch));
+    return withEtag(res, await this.users.patch(params.id, body, tokenId, ifMatch));
   }
 
   @Delete(':id')
@@ -149,8 +138,8 @@ export class ScimUsersController {
   scimDeleteUser(
     @Param() params: ScimIdParams,
     @Headers('if-match') ifMatch: string | undefined,
-    @Req() req: Request,
+    @ScimTokenId() tokenId: string,
   ): Promise<void> {
-    return this.users.delete(params.id, tokenOf(req), ifMatch);
+    return this.users.delete(params.id, tokenId, ifMatch);
   }
 }

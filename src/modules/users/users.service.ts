@@ -45,6 +45,27 @@ export interface AiLiteracyChange {
   nextRenewal?: string | null;
 }
 
+/** A field to set: the entity property, its new value (undefined: keep), and its API name. */
+type FieldChange = { [K in keyof User]: [K, User[K] | undefined, string] }[keyof User];
+
+/** Assigns the given values that differ from the user's; answers the API names of the fields changed. */
+function assignChanged(user: User, changes: FieldChange[]): string[] {
+  const changed: string[] = [];
+  for (const [key, value, field] of changes) {
+    if (value === undefined || user[key] === value) continue;
+    Object.assign(user, { [key]: value });
+    changed.push(field);
+  }
+  return changed;
+}
+
+const aiLiteracyChanges = (change: AiLiteracyChange): FieldChange[] => [
+  ['aiLiteracyStatus', change.status, 'ai_literacy_status'],
+  ['aiLiteracyProgram', change.program, 'ai_literacy_program'],
+  ['aiLiteracyCompletionDate', change.completionDate, 'ai_literacy_completion_date'],
+  ['aiLiteracyNextRenewal', change.nextRenewal, 'ai_literacy_next_renewal'],
+];
+
 const SEARCH_LIMIT = 10;
 
 // The columns toUserResponse reads, named as the entity's properties; dates as PostgreSQL writes them (as TypeORM reads them).
@@ -369,24 +390,18 @@ export class UsersService {
     return this.tx.run(async (em) => {
       const user = await this.requireUser(em, id, true);
       const wasActiveSuperadmin = user.isSuperadmin && user.isActive;
-      const changed: string[] = [];
-      const set = <K extends keyof User>(key: K, value: User[K] | undefined, field: string) => {
-        if (value === undefined || user[key] === value) return;
-        user[key] = value;
-        changed.push(field);
-      };
-      set('firstName', dto.first_name, 'first_name');
-      set('lastName', dto.last_name?.trim(), 'last_name');
-      set('isActive', dto.is_active, 'is_active');
-      set('isSuperadmin', dto.is_superadmin, 'is_superadmin');
-      set(
-        'aiLiteracyStatus',
-        dto.ai_literacy_status as User['aiLiteracyStatus'] | undefined,
-        'ai_literacy_status',
-      );
-      set('aiLiteracyProgram', dto.ai_literacy_program, 'ai_literacy_program');
-      set('aiLiteracyCompletionDate', dto.ai_literacy_completion_date, 'ai_literacy_completion_date');
-      set('aiLiteracyNextRenewal', dto.ai_literacy_next_renewal, 'ai_literacy_next_renewal');
+      const changed = assignChanged(user, [
+        ['firstName', dto.first_name, 'first_name'],
+        ['lastName', dto.last_name?.trim(), 'last_name'],
+        ['isActive', dto.is_active, 'is_active'],
+        ['isSuperadmin', dto.is_superadmin, 'is_superadmin'],
+        ...aiLiteracyChanges({
+          status: dto.ai_literacy_status as AiLiteracyStatus | undefined,
+          program: dto.ai_literacy_program,
+          completionDate: dto.ai_literacy_completion_date,
+          nextRenewal: dto.ai_literacy_next_renewal,
+        }),
+      ]);
       if (wasActiveSuperadmin && !(user.isSuperadmin && user.isActive))
         await this.keepOneSuperadmin(em, user);
       await em.save(user);
@@ -425,16 +440,7 @@ export class UsersService {
     const where = ref.userId ? { id: ref.userId } : { email: (ref.email ?? '').trim().toLowerCase() };
     const user = await repo.findOne({ where, lock: { mode: 'pessimistic_write' } });
     if (!user) return null;
-    const changed: string[] = [];
-    const set = <K extends keyof User>(key: K, value: User[K] | undefined, field: string) => {
-      if (value === undefined || user[key] === value) return;
-      user[key] = value;
-      changed.push(field);
-    };
-    set('aiLiteracyStatus', change.status, 'ai_literacy_status');
-    set('aiLiteracyProgram', change.program, 'ai_literacy_program');
-    set('aiLiteracyCompletionDate', change.completionDate, 'ai_literacy_completion_date');
-    set('aiLiteracyNextRenewal', change.nextRenewal, 'ai_literacy_next_renewal');
+    const changed = assignChanged(user, aiLiteracyChanges(change));
     if (changed.length) {
       await repo.save(user);
       await this.outbox.append(em, { type: 'user.updated', data: { user_id: user.id, changed } });

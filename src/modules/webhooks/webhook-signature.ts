@@ -1,4 +1,5 @@
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
+import { safeEqual } from '../../platform/crypto/tokens';
 
 export const SECRET_PREFIX = 'whsec_';
 
@@ -67,12 +68,10 @@ export function verifySignature(
       reason: `The message timestamp is more than ${toleranceSeconds} seconds away from now.`,
     };
   }
-  const expected = Buffer.from(sign(secret, id, timestamp, body));
+  const expected = sign(secret, id, timestamp, body);
   const matches = signature.split(' ').some((entry) => {
     const [version, value] = entry.split(',', 2);
-    if (version !== 'v1' || !value) return false;
-    const given = Buffer.from(value);
-    return given.length === expected.length && timingSafeEqual(given, expected);
+    return version === 'v1' && !!value && safeEqual(value, expected);
   });
   if (!matches) return { valid: false, reason: 'No signature of the message matches.' };
   return { valid: true, messageId: id, timestamp: new Date(seconds * 1000) };
