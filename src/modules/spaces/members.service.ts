@@ -59,19 +59,7 @@ export class MembersService {
       const membership = await repo.save(
         repo.create({ spaceId: access.space.id, userId: user.id, role: dto.role as SpaceRoleName }),
       );
-      await this.outbox.append(em, {
-        type: 'space.member_added',
-        spaceId: access.space.id,
-        actorId: actor.userId,
-        data: { space_id: access.space.id, user_id: user.id, role: membership.role },
-      });
-      await this.audit.record(em, actor, {
-        action: 'space.member_added',
-        resourceType: 'space_membership',
-        resourceId: user.id,
-        spaceId: access.space.id,
-        details: { role: membership.role },
-      });
+      await this.record(em, actor, 'space.member_added', access.space.id, user.id, { role: membership.role });
       return toMemberResponse(membership, user);
     });
   }
@@ -91,18 +79,9 @@ export class MembersService {
         if (previous === 'admin') await this.keepOneAdmin(em, access.space.id, 'demoted');
         membership.role = role;
         await em.getRepository(SpaceMembership).update({ spaceId: access.space.id, userId }, { role });
-        await this.outbox.append(em, {
-          type: 'space.member_role_changed',
-          spaceId: access.space.id,
-          actorId: actor.userId,
-          data: { space_id: access.space.id, user_id: userId, role, previous_role: previous },
-        });
-        await this.audit.record(em, actor, {
-          action: 'space.member_role_changed',
-          resourceType: 'space_membership',
-          resourceId: userId,
-          spaceId: access.space.id,
-          details: { role, previous_role: previous },
+        await this.record(em, actor, 'space.member_role_changed', access.space.id, userId, {
+          role,
+          previous_role: previous,
         });
       }
       const user = await this.users.findById(userId, em);
@@ -116,18 +95,8 @@ export class MembersService {
       const membership = await this.requireMember(em, access, userId);
       if (membership.role === 'admin') await this.keepOneAdmin(em, access.space.id, 'removed');
       await em.getRepository(SpaceMembership).delete({ spaceId: access.space.id, userId });
-      await this.outbox.append(em, {
-        type: 'space.member_removed',
-        spaceId: access.space.id,
-        actorId: actor.userId,
-        data: { space_id: access.space.id, user_id: userId, role: membership.role },
-      });
-      await this.audit.record(em, actor, {
-        action: 'space.member_removed',
-        resourceType: 'space_membership',
-        resourceId: userId,
-        spaceId: access.space.id,
-        details: { role: membership.role },
+      await this.record(em, actor, 'space.member_removed', access.space.id, userId, {
+        role: membership.role,
       });
     });
   }
@@ -156,38 +125,16 @@ export class MembersService {
     const repo = em.getRepository(SpaceMembership);
     const current = await repo.findOneBy({ spaceId, userId });
     if (current?.role === role) return 'unchanged';
-    const actorId = actor?.userId ?? null;
     if (!current) {
       await repo.insert({ spaceId, userId, role });
-      await this.outbox.append(em, {
-        type: 'space.member_added',
-        spaceId,
-        actorId,
-        data: { space_id: spaceId, user_id: userId, role },
-      });
-      await this.audit.record(em, actor, {
-        action: 'space.member_added',
-        resourceType: 'space_membership',
-        resourceId: userId,
-        spaceId,
-        details: { role },
-      });
+      await this.record(em, actor, 'space.member_added', spaceId, userId, { role });
       return 'added';
     }
     if (current.role === 'admin') await this.keepOneAdmin(em, spaceId, 'demoted');
     await repo.update({ spaceId, userId }, { role });
-    await this.outbox.append(em, {
-      type: 'space.member_role_changed',
-      spaceId,
-      actorId,
-      data: { space_id: spaceId, user_id: userId, role, previous_role: current.role },
-    });
-    await this.audit.record(em, actor, {
-      action: 'space.member_role_changed',
-      resourceType: 'space_membership',
-      resourceId: userId,
-      spaceId,
-      details: { role, previous_role: current.role },
+    await this.record(em, actor, 'space.member_role_changed', spaceId, userId, {
+      role,
+      previous_role: current.role,
     });
     return 'updated';
   }
@@ -204,23 +151,35 @@ export class MembersService {
     if (!membership) return false;
     if (membership.role === 'admin') await this.keepOneAdmin(em, spaceId, 'removed');
     await em.getRepository(SpaceMembership).delete({ spaceId, userId });
-    await this.outbox.append(em, {
-      type: 'space.member_removed',
-      spaceId,
-      actorId: actor?.userId ?? null,
-      data: { space_id: spaceId, user_id: userId, role: membership.role },
-    });
-    await this.audit.record(em, actor, {
-      action: 'space.member_removed',
-      resourceType: 'space_membership',
-      resourceId: userId,
-      spaceId,
-      details: { role: membership.role },
-    });
+    await this.record(em, actor, 'space.member_removed', spaceId, userId, { role: membership.role });
     return true;
   }
 
   // Membership changes of one space are serialised on the space row, so the last-admin rule holds under races.
+  /** A membership change as an outbox event and an audit entry of the same name. */
+  private async record(
+    em: EntityManager,
+    actor: Actor | null,
+    type: 'space.member_added' | 'space.member_role_changed' | 'space.member_removed',
+    spaceId: string,
+    userId: string,
+    details: { role: SpaceRoleName; previous_role?: SpaceRoleName },
+  ): Promise<void> {
+    await this.outbox.append(em, {
+      type,
+      spaceId,
+      actorId: actor?.userId ?? null,
+      data: { space_id: spaceId, user_id: userId, ...details },
+    });
+    await this.audit.record(em, actor, {
+      action: type,
+      resourceType: 'space_membership',
+      resourceId: userId,
+      spaceId,
+      details,
+    });
+  }
+
   private async lockSpace(em: EntityManager, spaceId: string): Promise<void> {
     await em
       .getRepository(Space)
