@@ -259,7 +259,6 @@ export class ProductsService {
     return qb.getRawMany();
   }
 
-  /** Product ids by name in one space (names are unique per space). */
   /** Whether the user created a product or holds a governance role on one (the onboarding checklist). */
   async isInvolvedInAnyProduct(userId: string): Promise<boolean> {
     const [row] = (await this.dataSource.query(
@@ -270,6 +269,7 @@ export class ProductsService {
     return row.found;
   }
 
+  /** Product ids by name in one space (names are unique per space). */
   async idsByName(em: EntityManager, spaceId: string, names: string[]): Promise<Map<string, string>> {
     if (!names.length) return new Map();
     const rows = (await em.query(`SELECT id, name FROM products WHERE space_id = $1 AND name = ANY($2)`, [
