@@ -12,10 +12,12 @@ import { AiFeedbackModule } from './modules/ai-feedback/ai-feedback.module';
 import { AccountsModule } from './modules/accounts/accounts.module';
 import { AiModule } from './modules/ai/ai.module';
 import { AlertExplainModule } from './modules/alert-explain/alert-explain.module';
+import { AuthoringModule } from './modules/authoring/authoring.module';
 import { ApiKeysModule } from './modules/api-keys/api-keys.module';
 import { AttachmentsModule } from './modules/attachments/attachments.module';
 import { AuditLogModule } from './modules/audit/audit.module';
 import { CatalogModule } from './modules/catalog/catalog.module';
+import { EmbeddingsModule } from './modules/embeddings/embeddings.module';
 import { ConnectorsModule } from './modules/connectors/connectors.module';
 import { HealthModule } from './modules/health/health.module';
 import { LearningIntegrationModule } from './modules/learning-integration/learning-integration.module';
@@ -26,6 +28,7 @@ import { QualityModule } from './modules/quality/quality.module';
 import { QueryModule } from './modules/query/query.module';
 import { ReportsModule } from './modules/reports/reports.module';
 import { ScimModule } from './modules/scim/scim.module';
+import { SearchModule } from './modules/search/search.module';
 import { PermissionsModule } from './modules/permissions/permissions.module';
 import { OnboardingModule } from './modules/onboarding/onboarding.module';
 import { RisksModule } from './modules/risks/risks.module';
@@ -33,7 +36,9 @@ import { RateLimitGuard } from './modules/rate-limits/rate-limit.guard';
 import { RateLimitsModule } from './modules/rate-limits/rate-limits.module';
 import { SpacesModule } from './modules/spaces/spaces.module';
 import { SsoModule } from './modules/sso/sso.module';
+import { StandardsModule } from './modules/standards/standards.module';
 import { TicketsModule } from './modules/tickets/tickets.module';
+import { ToolProvidersModule } from './modules/tool-providers/tool-providers.module';
 import { UsersModule } from './modules/users/users.module';
 import { WebhooksModule } from './modules/webhooks/webhooks.module';
 import { AuditModule } from './platform/audit/audit.module';
@@ -104,6 +109,11 @@ export class AppModule {
         LearningIntegrationModule,
         AlertExplainModule,
         AiEvalsModule,
+        ToolProvidersModule,
+        AuthoringModule,
+        StandardsModule,
+        EmbeddingsModule,
+        SearchModule,
       ],
       providers: [
         { provide: APP_FILTER, useClass: ProblemDetailsFilter },

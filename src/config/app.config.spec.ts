@@ -138,4 +138,44 @@ describe('loadConfig', () => {
     const config = loadConfig({ ...base, DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/verity' });
     expect(config.databasePoolSize).toBe(10);
   });
+
+  it('limits tool providers by decisions section 15 unless told otherwise, never beyond 20 s for discovery', () => {
+    expect(loadConfig({ ...base, PATH: '/usr/bin:/bin' }).toolProviders).toEqual({
+      discoveryTimeoutMs: 20_000,
+      callTimeoutMs: 30_000,
+      healthTimeoutMs: 5_000,
+      sessionIdleMs: 300_000,
+      path: '/usr/bin:/bin',
+    });
+    expect(loadConfig({ ...base, TOOL_DISCOVERY_TIMEOUT_MS: '5000' }).toolProviders.discoveryTimeoutMs).toBe(
+      5000,
+    );
+    expect(() => loadConfig({ ...base, TOOL_DISCOVERY_TIMEOUT_MS: '30000' })).toThrow(ConfigError);
+  });
+
+  it('defaults embeddings to the local hashing embedder, with per-provider models and sizes', () => {
+    expect(loadConfig(base).embeddings).toEqual({
+      provider: 'local',
+      model: 'hashing-ngram-v1',
+      dimensions: 384,
+      apiKey: null,
+      apiBaseUrl: null,
+      enabled: true,
+      indexVersion: 'v1',
+      batchSize: 64,
+    });
+    const cohere = loadConfig({
+      ...base,
+      EMBEDDING_PROVIDER: 'cohere',
+      EMBEDDING_API_BASE_URL: 'https://c.example.com/',
+    });
+    expect(cohere.embeddings).toMatchObject({
+      model: 'embed-v4.0',
+      dimensions: 1024,
+      apiBaseUrl: 'https://c.example.com',
+    });
+    expect(() => loadConfig({ ...base, EMBEDDING_PROVIDER: 'word2vec' })).toThrow(ConfigError);
+    expect(() => loadConfig({ ...base, EMBEDDING_DIMENSIONS: '4096' })).toThrow(/EMBEDDING_DIMENSIONS/);
+    expect(() => loadConfig({ ...base, EMBEDDING_ENABLED: 'maybe' })).toThrow(/EMBEDDING_ENABLED/);
+  });
 });

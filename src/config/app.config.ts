@@ -82,6 +82,49 @@ export interface AppConfig {
   jobLeaseSeconds: number;
   /** The AI gateway's environment defaults (decisions section 10). */
   ai: AiEnvConfig;
+  /** Limits on external tool providers' processes (decisions section 15). */
+  toolProviders: ToolProviderLimits;
+  /** The embedding configuration's environment defaults (decisions section 11). */
+  embeddings: EmbeddingEnvConfig;
+}
+
+/** How long MCP tool-provider processes get; the defaults are the documented limits. */
+export interface ToolProviderLimits {
+  /** TOOL_DISCOVERY_TIMEOUT_MS: start, handshake and every tools/list page (at most and by default 20 s). */
+  discoveryTimeoutMs: number;
+  /** TOOL_CALL_TIMEOUT_MS: one tool call on a warm session (default 30 s). */
+  callTimeoutMs: number;
+  /** TOOL_HEALTH_TIMEOUT_MS: the readiness health probe (default 5 s). */
+  healthTimeoutMs: number;
+  /** TOOL_SESSION_IDLE_MS: a warm session unused this long is stopped (default 5 minutes). */
+  sessionIdleMs: number;
+  /** The service's own PATH, the one inherited variable a provider's process gets. */
+  path: string;
+}
+
+export const EMBEDDING_ENV_PROVIDERS = ['local', 'openai', 'azure_openai', 'cohere', 'voyage'] as const;
+export type EmbeddingEnvProvider = (typeof EMBEDDING_ENV_PROVIDERS)[number];
+
+/**
+ * The embedding configuration in force when none is stored (its `source` is
+ * then `environment`): by default the built-in local hashing embedder, which
+ * needs no network.
+ */
+export interface EmbeddingEnvConfig {
+  /** EMBEDDING_PROVIDER (default `local`). */
+  provider: EmbeddingEnvProvider;
+  /** EMBEDDING_MODEL (default per provider, `hashing-ngram-v1` for local). */
+  model: string;
+  /** EMBEDDING_DIMENSIONS (default 384 for local, the model's usual size for hosted ones). */
+  dimensions: number;
+  apiKey: string | null;
+  apiBaseUrl: string | null;
+  /** EMBEDDING_ENABLED (default true): false turns semantic indexing and search off. */
+  enabled: boolean;
+  /** EMBEDDING_INDEX_VERSION (default `v1`). */
+  indexVersion: string;
+  /** EMBEDDING_BATCH_SIZE: texts per hosted provider request (default 64; the local embedder takes 256). */
+  batchSize: number;
 }
 
 /**
@@ -379,6 +422,32 @@ function aiConfig(env: Env): AiEnvConfig {
   };
 }
 
+export const EMBEDDING_DEFAULTS: Record<EmbeddingEnvProvider, { model: string; dimensions: number }> = {
+  local: { model: 'hashing-ngram-v1', dimensions: 384 },
+  openai: { model: 'text-embedding-3-small', dimensions: 1536 },
+  azure_openai: { model: 'text-embedding-3-small', dimensions: 1536 },
+  cohere: { model: 'embed-v4.0', dimensions: 1024 },
+  voyage: { model: 'voyage-3.5', dimensions: 1024 },
+};
+
+function embeddingConfig(env: Env): EmbeddingEnvConfig {
+  const provider = oneOf(env, 'EMBEDDING_PROVIDER', EMBEDDING_ENV_PROVIDERS, 'local');
+  const defaults = EMBEDDING_DEFAULTS[provider];
+  const indexVersion = read(env, 'EMBEDDING_INDEX_VERSION') ?? 'v1';
+  if (indexVersion.length > 100)
+    throw new ConfigError('EMBEDDING_INDEX_VERSION must be at most 100 characters.');
+  return {
+    provider,
+    model: read(env, 'EMBEDDING_MODEL') ?? defaults.model,
+    dimensions: integer(env, 'EMBEDDING_DIMENSIONS', defaults.dimensions, 8, 2000),
+    apiKey: read(env, 'EMBEDDING_API_KEY') ?? null,
+    apiBaseUrl: url(env, 'EMBEDDING_API_BASE_URL', ['http:', 'https:'])?.replace(/\/+$/, '') ?? null,
+    enabled: boolean(env, 'EMBEDDING_ENABLED', true),
+    indexVersion,
+    batchSize: integer(env, 'EMBEDDING_BATCH_SIZE', 64, 1, 2048),
+  };
+}
+
 /** json in production and wherever stdout is not a terminal (a container, a pipe, a log shipper). */
 function logFormat(env: Env, stdoutIsTty: boolean): LogFormat {
   const fallback = env.NODE_ENV === 'production' || !stdoutIsTty ? 'json' : 'pretty';
@@ -429,5 +498,13 @@ export function loadConfig(env: Env = process.env, stdoutIsTty = process.stdout.
     allowPrivateNetworkTargets: boolean(env, 'ALLOW_PRIVATE_NETWORK_TARGETS', false),
     jobLeaseSeconds: integer(env, 'JOB_LEASE_SECONDS', 30, 3, 600),
     ai: aiConfig(env),
+    toolProviders: {
+      discoveryTimeoutMs: integer(env, 'TOOL_DISCOVERY_TIMEOUT_MS', 20_000, 100, 20_000),
+      callTimeoutMs: integer(env, 'TOOL_CALL_TIMEOUT_MS', 30_000, 100, 120_000),
+      healthTimeoutMs: integer(env, 'TOOL_HEALTH_TIMEOUT_MS', 5_000, 100, 20_000),
+      sessionIdleMs: integer(env, 'TOOL_SESSION_IDLE_MS', 300_000, 1_000, 3_600_000),
+      path: read(env, 'PATH') ?? '/usr/local/bin:/usr/bin:/bin',
+    },
+    embeddings: embeddingConfig(env),
   };
 }

@@ -38,9 +38,10 @@ export class EmbeddedPostgres {
     try {
       const { PGlite } = await import('@electric-sql/pglite');
       const { PGLiteSocketServer } = await import('@electric-sql/pglite-socket');
-      // pg_trgm backs the catalog's substring search index.
+      // pg_trgm backs the catalog's substring search index; pgvector the semantic index (HNSW).
       const { pg_trgm } = await import('@electric-sql/pglite/contrib/pg_trgm');
-      const db = await PGlite.create(storage, { extensions: { pg_trgm } });
+      const { vector } = await import('@electric-sql/pglite-pgvector');
+      const db = await PGlite.create(storage, { extensions: { pg_trgm, vector } });
       // Headroom above the pool of one: a closed client frees its slot asynchronously.
       const server = new PGLiteSocketServer({
         db: db as never,

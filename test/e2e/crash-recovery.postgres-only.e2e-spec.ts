@@ -1,4 +1,3 @@
-import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { createServer as createHttpServer, IncomingMessage, Server, ServerResponse } from 'node:http';
@@ -12,13 +11,12 @@ import {
   runServer,
   ServerProcess,
   waitUntilHealthy,
+  killServers,
 } from '../support/server-process';
 
 const CLIENTS = 16;
 const PRODUCTS_PER_CLIENT = 10;
 const PRODUCTS = CLIENTS * PRODUCTS_PER_CLIENT;
-
-const alive = (child: ChildProcess) => child.exitCode === null && child.signalCode === null;
 
 /**
  * The built server as an operator runs it, one process (no cluster), so that
@@ -79,9 +77,7 @@ describe('a worker process killed in the middle of webhook deliveries', () => {
     await db.connect();
   }, 180_000);
   afterAll(async () => {
-    const running = servers.filter((s) => alive(s.child));
-    for (const server of running) server.child.kill('SIGKILL');
-    await Promise.all(running.map((s) => new Promise((resolve) => s.child.once('exit', resolve))));
+    await killServers(servers);
     await receiver.close();
     await db.end();
     await dropDatabase(name);

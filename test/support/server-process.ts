@@ -95,3 +95,10 @@ export async function waitUntilHealthy(server: ServerProcess, timeoutMs = 60_000
     await new Promise((r) => setTimeout(r, 100));
   }
 }
+
+/** SIGKILLs every server still running and waits for each to exit. */
+export async function killServers(servers: readonly ServerProcess[]): Promise<void> {
+  const running = servers.filter((s) => s.child.exitCode === null && s.child.signalCode === null);
+  for (const server of running) server.child.kill('SIGKILL');
+  await Promise.all(running.map((s) => new Promise((resolve) => s.child.once('exit', resolve))));
+}

@@ -11,6 +11,7 @@ export const API_PREFIX = 'api/v1.0';
  */
 export const API_ROOTS = new Set([
   'admin',
+  'ai',
   'ai-feedback',
   'ai-logs',
   'alerts',

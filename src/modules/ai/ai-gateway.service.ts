@@ -49,6 +49,29 @@ export interface AiCallResult {
   runId?: string;
 }
 
+/** A call to an external tool (over MCP) made by an AI feature, as the AI log records it. */
+export interface ToolCallLog {
+  feature: string;
+  /** The workflow run: the caller's (startRun / withRun), or with `ownRun` one this call opens and finishes. */
+  runId: string;
+  /** The run is this call's alone: written with the log, finished with its status (one statement, no startRun). */
+  ownRun?: boolean;
+  userId: string | null;
+  spaceId: string | null;
+  /** The tool as `{slug}.{tool_name}`: the log's `model`, with `provider` `mcp`. */
+  tool: string;
+  status: 'success' | 'error';
+  startedAt: Date;
+  latencyMs: number;
+  /** What the tool was asked; stored as the user message, redacted like every logged prompt. */
+  input: string;
+  /** A short account of the answer (never the raw tool output). */
+  output: string | null;
+  error: string | null;
+  /** Facts for the call's span (result counts, reuse, ...). */
+  detail: Record<string, unknown>;
+}
+
 /**
  * The one way into an AI provider: route, prompt, budget, guardrails,
  * provider, log. Each step is timed as a span of the call's workflow run.
@@ -136,6 +159,58 @@ export class AiGatewayService {
       await this.finishRun(runId, 'failed');
       throw error;
     }
+  }
+
+  /** Records a tool call in the AI log under the caller's run, with one `provider` span for the call itself. */
+  async recordToolCall(call: ToolCallLog): Promise<string> {
+    const id = randomUUID();
+    await this.store.write(
+      {
+        id,
+        feature: call.feature,
+        provider: 'mcp',
+        model: call.tool,
+        promptKey: null,
+        promptVersion: null,
+        status: call.status,
+        inputTokens: 0,
+        outputTokens: 0,
+        costUsd: 0,
+        latencyMs: Math.round(call.latencyMs),
+        userId: call.userId,
+        spaceId: call.spaceId,
+        guardrailActions: [],
+        messages: [{ role: 'user', content: redact(call.input).text }],
+        response: call.output,
+        error: call.error,
+        runId: call.runId,
+        attempt: 1,
+        profileId: null,
+        replayOf: null,
+      },
+      [
+        span(
+          'provider',
+          call.status === 'success' ? 'ok' : 'error',
+          call.startedAt,
+          call.latencyMs,
+          call.detail,
+        ),
+      ],
+      // An own run takes the call's status and is finished; a caller's run is created if missing
+      // and its status left to finishRun.
+      {
+        own: call.ownRun === true,
+        id: call.runId,
+        feature: call.feature,
+        status: call.ownRun ? (call.status === 'success' ? 'succeeded' : 'failed') : 'running',
+        userId: call.userId,
+        spaceId: call.spaceId,
+        startedAt: call.startedAt,
+        finished: call.ownRun === true,
+      },
+    );
+    return id;
   }
 
   /** Sends a logged call's stored (already redacted) messages again through the governed path. */

@@ -75,6 +75,21 @@ export interface DomainEventMap {
   'risk.updated': RiskEventData & { changed: string[] };
   'risk.deleted': RiskEventData;
   'policy.violated': PolicyViolatedEventData;
+
+  // Standards pages.
+  'standard_page.created': StandardPageEventData;
+  'standard_page.updated': StandardPageEventData & { changed: string[] };
+  'standard_page.published': StandardPageEventData;
+  'standard_page.unpublished': StandardPageEventData;
+  'standard_page.deleted': StandardPageEventData;
+}
+
+export interface StandardPageEventData {
+  standard_page_id: string;
+  space_id: string;
+  title: string;
+  status: string;
+  published_at: string | null;
 }
 
 export interface RiskEventData {
@@ -312,6 +327,31 @@ export const EVENT_CATALOG = {
     category: 'governance',
     description:
       'A product became non-compliant with an enabled policy (it was compliant, in error or never evaluated).',
+    scope: 'space',
+  },
+  'standard_page.created': {
+    category: 'standards',
+    description: 'A standards page was created (as a draft or published).',
+    scope: 'space',
+  },
+  'standard_page.updated': {
+    category: 'standards',
+    description: "A standards page's title or body changed.",
+    scope: 'space',
+  },
+  'standard_page.published': {
+    category: 'standards',
+    description: 'A standards page was published: every member of the space can read it.',
+    scope: 'space',
+  },
+  'standard_page.unpublished': {
+    category: 'standards',
+    description: 'A standards page went back to draft.',
+    scope: 'space',
+  },
+  'standard_page.deleted': {
+    category: 'standards',
+    description: 'A standards page was deleted.',
     scope: 'space',
   },
 } satisfies Record<DomainEventType, EventCatalogEntry>;

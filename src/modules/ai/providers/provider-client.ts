@@ -1,13 +1,13 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '../../../config/app.config';
 import {
-  OutboundRefused,
-  OutboundTimeout,
-  SafeHttpClient,
-} from '../../../platform/outbound-http/safe-http.client';
+  postToProvider,
+  ProviderReply,
+  ProviderUnreachable,
+} from '../../../platform/outbound-http/provider-post';
+import { SafeHttpClient } from '../../../platform/outbound-http/safe-http.client';
 import type { StoredMessage } from '../entities/ai-log.entity';
 import { redact } from '../guardrails';
-import { retryDelayMs } from './retry';
 import { baseUrlOf, buildRequest, errorMessage, parseAnswer, ProviderTarget, WireAnswer } from './wire';
 
 export type ProviderFailureKind =
@@ -56,79 +56,46 @@ export class ProviderClient {
     const refused = this.baseUrlRefusal(base);
     if (refused) throw new ProviderFailure('refused', `The provider base URL is refused: ${refused}.`);
     const wire = buildRequest(target, messages, base);
-    const { maxRetries, retryMaxWaitMs, requestTimeoutMs, trustedHosts } = this.config.ai;
     const started = performance.now();
-    for (let retries = 0; ; retries++) {
-      const canRetry = retries < maxRetries;
-      let status: number;
-      let body: string;
-      let retryAfter: string | undefined;
-      try {
-        const res = await this.http.send(wire.url, {
-          method: 'POST',
-          headers: { ...wire.headers, 'user-agent': 'Verity-AI-Gateway/1.0' },
-          body: wire.body,
-          timeoutMs: requestTimeoutMs,
+    let reply: ProviderReply;
+    try {
+      reply = await postToProvider(
+        this.http,
+        {
+          ...wire,
+          userAgent: 'Verity-AI-Gateway/1.0',
           maxBodyBytes: MAX_ANSWER_BYTES,
-          providerRules: { trustedHosts },
-          keepAlive: true,
-        });
-        status = res.status;
-        body = res.bodySnippet;
-        const header = res.headers['retry-after'];
-        retryAfter = Array.isArray(header) ? header[0] : header;
+        },
+        this.config.ai,
+      );
+    } catch (error) {
+      if (!(error instanceof ProviderUnreachable)) throw error;
+      const message =
+        error.kind === 'network'
+          ? `The provider could not be reached: ${redact(error.message).text}.`
+          : error.message;
+      throw new ProviderFailure(error.kind, message, null, error.retries);
+    }
+    const { status, body, retries } = reply;
+    if (status >= 200 && status < 300) {
+      try {
+        return { ...parseAnswer(target.provider, body), providerMs: performance.now() - started, retries };
       } catch (error) {
-        if (error instanceof OutboundTimeout) {
-          // Not retried: the provider may still be working (and billing) on it.
-          throw new ProviderFailure(
-            'timeout',
-            `The provider did not answer within ${requestTimeoutMs} ms.`,
-            null,
-            retries,
-          );
-        }
-        if (error instanceof OutboundRefused)
-          throw new ProviderFailure('refused', error.message, null, retries);
-        if (canRetry) {
-          await this.wait(retryDelayMs(retries + 1, undefined, retryMaxWaitMs));
-          continue;
-        }
         const reason = error instanceof Error ? error.message : String(error);
         throw new ProviderFailure(
-          'network',
-          `The provider could not be reached: ${redact(reason).text}.`,
-          null,
+          'invalid_answer',
+          `The provider's answer could not be read: ${reason}.`,
+          status,
           retries,
         );
       }
-      if (status >= 200 && status < 300) {
-        try {
-          return { ...parseAnswer(target.provider, body), providerMs: performance.now() - started, retries };
-        } catch (error) {
-          const reason = error instanceof Error ? error.message : String(error);
-          throw new ProviderFailure(
-            'invalid_answer',
-            `The provider's answer could not be read: ${reason}.`,
-            status,
-            retries,
-          );
-        }
-      }
-      if ((status === 429 || status >= 500) && canRetry) {
-        await this.wait(retryDelayMs(retries + 1, retryAfter, retryMaxWaitMs));
-        continue;
-      }
-      const quoted = errorMessage(body);
-      throw new ProviderFailure(
-        'http',
-        `The provider answered ${status}${quoted ? `: ${redact(quoted).text}` : ''}.`,
-        status,
-        retries,
-      );
     }
-  }
-
-  private wait(ms: number): Promise<void> {
-    return new Promise((done) => setTimeout(done, ms));
+    const quoted = errorMessage(body);
+    throw new ProviderFailure(
+      'http',
+      `The provider answered ${status}${quoted ? `: ${redact(quoted).text}` : ''}.`,
+      status,
+      retries,
+    );
   }
 }

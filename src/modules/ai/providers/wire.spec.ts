@@ -1,4 +1,4 @@
-import { retryDelayMs } from './retry';
+import { retryDelayMs } from '../../../platform/outbound-http/retry';
 import { buildRequest, errorMessage, parseAnswer, ProviderTarget } from './wire';
 
 const target = (fields: Partial<ProviderTarget>): ProviderTarget => ({

@@ -30,6 +30,7 @@ export type ProductType = (typeof PRODUCT_TYPES)[number];
  * tag GIN indexes are raw SQL (see the CatalogCore migration).
  */
 @Entity('products')
+@Index('products_search_vector_idx', { synchronize: false })
 @Index('products_space_name_key', { synchronize: false })
 @Index('products_search_trgm_idx', { synchronize: false })
 @Index('products_tags_idx', { synchronize: false })
@@ -90,6 +91,10 @@ export class Product {
 
   @Column('uuid', { nullable: true })
   createdBy: string | null;
+
+  /** The full-text search document, kept by a trigger (SearchVectors migration); only search reads it. */
+  @Column({ type: 'tsvector', nullable: true, select: false, insert: false, update: false })
+  searchVector: string | null;
 
   @CreateDateColumn({ type: 'timestamptz' })
   createdAt: Date;

@@ -32,6 +32,7 @@ export type PolicySeverity = (typeof POLICY_SEVERITIES)[number];
  * policies_space_name_key on (space_id, lower(name)), which also orders lists).
  */
 @Entity('policies')
+@Index('policies_search_vector_idx', { synchronize: false })
 @Index('policies_space_name_key', { synchronize: false })
 @Index('policies_space_type_idx', ['spaceId', 'policyType'])
 export class Policy {
@@ -71,6 +72,10 @@ export class Policy {
 
   @Column('uuid', { nullable: true })
   createdBy: string | null;
+
+  /** The full-text search document, kept by a trigger (SearchVectors migration); only search reads it. */
+  @Column({ type: 'tsvector', nullable: true, select: false, insert: false, update: false })
+  searchVector: string | null;
 
   @CreateDateColumn({ type: 'timestamptz' })
   createdAt: Date;

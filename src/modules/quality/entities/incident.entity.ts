@@ -20,6 +20,7 @@ export type IncidentStatus = (typeof INCIDENT_STATUSES)[number];
  * without a status; correlation looks for the space's recent open ones.
  */
 @Entity('quality_incidents')
+@Index('quality_incidents_search_vector_idx', { synchronize: false })
 @Index('quality_incidents_space_created_idx', ['spaceId', 'createdAt', 'id'])
 @Index('quality_incidents_space_status_idx', ['spaceId', 'status', 'createdAt', 'id'])
 @Index('quality_incidents_root_product_idx', ['rootProductId'])
@@ -66,6 +67,10 @@ export class Incident {
   /** Set by notify-downstream; resolving then tells the downstream owners too. */
   @Column('timestamptz', { nullable: true })
   downstreamNotifiedAt: Date | null;
+
+  /** The full-text search document, kept by a trigger (SearchVectors migration); only search reads it. */
+  @Column({ type: 'tsvector', nullable: true, select: false, insert: false, update: false })
+  searchVector: string | null;
 
   @CreateDateColumn({ type: 'timestamptz' })
   createdAt: Date;

@@ -18,6 +18,7 @@ import type { Impact, Likelihood, RiskCategory, RiskStatus, RiskTier } from '../
  * index; the heat map groups on (space, likelihood, impact) from its index alone.
  */
 @Entity('risks')
+@Index('risks_search_vector_idx', { synchronize: false })
 @Index('risks_space_created_idx', ['spaceId', 'createdAt', 'id'])
 @Index('risks_space_category_idx', ['spaceId', 'category', 'createdAt'])
 @Index('risks_space_status_idx', ['spaceId', 'status', 'createdAt'])
@@ -67,6 +68,10 @@ export class Risk {
 
   @Column('uuid', { nullable: true })
   createdBy: string | null;
+
+  /** The full-text search document, kept by a trigger (SearchVectors migration); only search reads it. */
+  @Column({ type: 'tsvector', nullable: true, select: false, insert: false, update: false })
+  searchVector: string | null;
 
   @CreateDateColumn({ type: 'timestamptz' })
   createdAt: Date;

@@ -20,6 +20,7 @@ export type TicketPriority = (typeof TICKET_PRIORITIES)[number];
 
 /** An issue-tracker ticket. The reporter owns it. Lists are newest first per space. */
 @Entity('tickets')
+@Index('tickets_search_vector_idx', { synchronize: false })
 @Index('tickets_space_created_idx', ['spaceId', 'createdAt'])
 @Index('tickets_space_status_idx', ['spaceId', 'status', 'createdAt'])
 @Index('tickets_assignee_idx', ['assigneeId', 'createdAt'])
@@ -52,6 +53,10 @@ export class Ticket {
 
   @Column('uuid', { nullable: true })
   productId: string | null;
+
+  /** The full-text search document, kept by a trigger (SearchVectors migration); only search reads it. */
+  @Column({ type: 'tsvector', nullable: true, select: false, insert: false, update: false })
+  searchVector: string | null;
 
   @CreateDateColumn({ type: 'timestamptz' })
   createdAt: Date;

@@ -1,0 +1,193 @@
+// Search benchmark on real PostgreSQL: 100,000 products with realistic names and
+// descriptions spread over 100 spaces, served by the built app (dist/main.js).
+// Measures POST /search p99 at 10 concurrent callers, rotating over a mix of
+// queries (common and rare words, two-word, a prefix being typed, a phrase):
+//  - keyword mode as a member of 20 spaces (20,000 readable products) and as a
+//    superadmin (all 100,000): target p99 < 30 ms;
+//  - hybrid mode (keyword + semantic merged by reciprocal rank fusion): target p99 < 60 ms.
+//
+//   npm run bench -- search          (builds first)
+//   BENCH_DURATION=5 node bench/search.bench.mjs
+import { measure, report, scratchDatabase, signIn, startProcess } from './lib.mjs';
+
+const PRODUCTS = Number(process.env.BENCH_SEARCH_PRODUCTS ?? 100_000);
+const SPACES = 100;
+const MEMBER_OF = 20;
+const DB = 'verity_bench_search';
+const PASSWORD = 'bench-password-1';
+
+const QUERIES = [
+  'orders',
+  'customer invoices',
+  'shipments warehouse',
+  'refunds daily',
+  'invoi', // a prefix being typed
+  '"churn model"',
+  'payroll -weekly',
+  'clickstream sessions',
+  'forecast',
+  'ledger reconciliation',
+];
+
+async function seed(client, memberId) {
+  const started = Date.now();
+  await client.query(
+    `INSERT INTO spaces (id, name, slug)
+     SELECT md5('space' || s)::uuid, 'Bench space ' || s, 'bench-space-' || s FROM generate_series(1, ${SPACES}) s`,
+  );
+  await client.query(
+    `INSERT INTO space_memberships (space_id, user_id, role)
+     SELECT md5('space' || s)::uuid, $1, 'viewer' FROM generate_series(1, ${MEMBER_OF}) s`,
+    [memberId],
+  );
+  // Words are drawn from lists of coprime lengths, so names and descriptions vary like a real catalog's.
+  await client.query(`
+    WITH words AS (
+      SELECT ARRAY['sales','finance','marketing','logistics','hr','support','product','risk','supply','web','mobile','retail','partner'] AS domains,
+             ARRAY['orders','customers','invoices','shipments','refunds','payments','sessions','clickstream','inventory','payroll','tickets','leads','contracts','ledger','forecast','churn','campaigns'] AS entities,
+             ARRAY['daily','weekly','monthly','snapshot','raw','clean','curated','model','dashboard','api','feed'] AS variants,
+             ARRAY['the web shop','SAP','Salesforce','the data lake','Kafka','Postgres replicas','the warehouse','Stripe','Zendesk','HubSpot','the mobile app','Snowflake','BigQuery','S3 exports','an SFTP drop','Workday','NetSuite','Shopify','Segment'] AS sources,
+             ARRAY['reporting','reconciliation','forecasting','fraud detection','audits','pricing','capacity planning','churn analysis','compliance checks','executive dashboards','marketing attribution','customer support'] AS uses
+    )
+    INSERT INTO products (space_id, name, description, product_type, domain, tags)
+    SELECT md5('space' || (1 + g % ${SPACES}))::uuid,
+           d || '_' || e || '_' || v || '_' || g,
+           initcap(v) || ' ' || e || ' of the ' || d || ' team, loaded from ' || src || ' and refreshed every ' ||
+             (1 + g % 24) || ' hours; used for ' || u || '. Owner: ' || d || ' data engineering.',
+           (ARRAY['dataset','dashboard','ml_model','pipeline','api'])[1 + g % 5],
+           d,
+           ARRAY[d, e, 'tier-' || (1 + g % 3)]
+      FROM words, generate_series(1, ${PRODUCTS}) g,
+           LATERAL (SELECT domains[1 + g % 13] AS d, entities[1 + (g / 13) % 17] AS e, variants[1 + (g / 7) % 11] AS v,
+                           sources[1 + (g / 3) % 19] AS src, uses[1 + (g / 11) % 12] AS u) pick`);
+  await client.query(
+    `INSERT INTO product_counts (space_id, total) SELECT space_id, count(*) FROM products GROUP BY space_id
+     ON CONFLICT (space_id) DO UPDATE SET total = EXCLUDED.total`,
+  );
+  await client.query('VACUUM ANALYZE products');
+  await client.query('ANALYZE space_memberships');
+  console.log(`seeded ${PRODUCTS} products over ${SPACES} spaces in ${Date.now() - started} ms`);
+}
+
+async function account(base, email, superadmin) {
+  const res = await fetch(`${base}/api/v1.0/auth/register`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({
+      email,
+      password: PASSWORD,
+      first_name: 'Bench',
+      last_name: 'User',
+      is_superadmin: superadmin,
+    }),
+  });
+  if (res.status !== 201) throw new Error(`register ${email}: ${res.status} ${await res.text()}`);
+  const user = await res.json();
+  return { id: user.id, token: await signIn(base, email, PASSWORD) };
+}
+
+/** Embeds every product with the built-in local embedder (the reindex job), so hybrid has vectors to search. */
+async function reindex(base, token, client) {
+  const headers = { authorization: `Bearer ${token}` };
+  const started = Date.now();
+  const res = await fetch(`${base}/api/v1.0/admin/embedding-config/reindex-products`, {
+    method: 'POST',
+    headers,
+  });
+  if (!res.ok) throw new Error(`reindex: ${res.status} ${await res.text()}`);
+  const deadline = started + 15 * 60_000;
+  for (;;) {
+    const status = await (
+      await fetch(`${base}/api/v1.0/admin/embedding-config/reindex-status`, { headers })
+    ).json();
+    if (status.state === 'succeeded') break;
+    if (status.state === 'failed' || Date.now() > deadline)
+      throw new Error(`reindex: ${JSON.stringify(status)}`);
+    await new Promise((r) => setTimeout(r, 1000));
+  }
+  const seconds = (Date.now() - started) / 1000;
+  const { rows } = await client.query('SELECT count(*)::int AS n FROM item_embeddings');
+  await client.query('VACUUM ANALYZE item_embeddings');
+  console.log(
+    `reindexed ${rows[0].n} products in ${seconds.toFixed(1)} s (${Math.round(rows[0].n / seconds)} items/s)`,
+  );
+}
+
+function searching(base, token, mode) {
+  let i = 0;
+  return {
+    url: `${base}/api/v1.0/search`,
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    requests: [
+      {
+        method: 'POST',
+        setupRequest: (req) => ({
+          ...req,
+          body: JSON.stringify({ query: QUERIES[i++ % QUERIES.length], mode }),
+        }),
+      },
+    ],
+  };
+}
+
+async function main() {
+  const { url, client } = await scratchDatabase(DB);
+  const server = await startProcess({
+    env: { DATABASE_URL: url, JWT_SECRET: 'bench-secret-bench-secret-bench-secret', ACCESS_LOG: 'false' },
+  });
+  try {
+    // The first account may make itself superadmin (bootstrap).
+    const root = await account(server.base, 'root@bench.test', true);
+    const member = await account(server.base, 'member@bench.test', false);
+    await seed(client, member.id);
+    for (const query of QUERIES) {
+      const res = await fetch(`${server.base}/api/v1.0/search`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${member.token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ query, mode: 'keyword' }),
+      });
+      if (!res.ok) throw new Error(`search ${query}: ${res.status} ${await res.text()}`);
+      const body = await res.json();
+      console.log(`  ${JSON.stringify(query).padEnd(24)} member total ${String(body.total).padStart(6)}`);
+    }
+    const rows = [
+      // The same server's cheapest authenticated read: the machine's baseline at this load.
+      await measure('GET /auth/me (baseline)', {
+        url: `${server.base}/api/v1.0/auth/me`,
+        headers: { authorization: `Bearer ${member.token}` },
+      }),
+      await measure(
+        'POST /search keyword (member of 20 spaces)',
+        searching(server.base, member.token, 'keyword'),
+      ),
+      await measure(
+        'POST /search keyword (superadmin, all spaces)',
+        searching(server.base, root.token, 'keyword'),
+      ),
+    ];
+    await reindex(server.base, root.token, client);
+    const config = await (
+      await fetch(`${server.base}/api/v1.0/admin/embedding-config/`, {
+        headers: { authorization: `Bearer ${root.token}` },
+      })
+    ).json();
+    rows.push(
+      await measure(
+        `POST /search hybrid (member of 20 spaces, ${config.vector_store})`,
+        searching(server.base, member.token, 'hybrid'),
+      ),
+    );
+    report(rows);
+    console.log(
+      `targets: keyword p99 ${rows[1].p99} / ${rows[2].p99} ms (< 30), hybrid p99 ${rows[3].p99} ms (< 60)`,
+    );
+  } finally {
+    await server.stop();
+    await client.end();
+  }
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});

@@ -1,0 +1,183 @@
+// Pipeline-authoring web-search benchmark on real PostgreSQL: live web searches through the
+// facade (POST /spaces/{slug}/ai/authoring-tasks/{id}/web-search on the built server), with the
+// bundled adapter (dist/bin/metasearch-mcp.js) registered, discovered and bound as a real provider,
+// against a local metasearch endpoint in its own process.
+//
+// The adapter's own time is measured by calling a second adapter process directly through the MCP
+// SDK's stdio client, interleaved with the facade calls (same kind of query, same endpoint):
+// overhead = facade call - direct adapter call (target p99 < 20 ms). Every query is distinct so
+// every call is live; the 6-calls-per-task quota is respected by spreading calls over many tasks.
+// A GET of the task after each call is the baseline: what one authenticated request costs at that load.
+//
+//   npm run bench -- web-search      (builds first)
+//   BENCH_WEB_SEARCH_CALLS=120 node bench/web-search.bench.mjs   (a quick check)
+import { fork } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { freePort, ROOT, scratchDatabase, signIn, startProcess } from './lib.mjs';
+
+const require = createRequire(import.meta.url);
+const { Client } = require('@modelcontextprotocol/sdk/client/index.js');
+const { StdioClientTransport } = require('@modelcontextprotocol/sdk/client/stdio.js');
+
+const CALLS = Number(process.env.BENCH_WEB_SEARCH_CALLS ?? 600);
+const WARMUP = 30;
+const PER_TASK = 6;
+const DB = 'verity_bench_web_search';
+
+const pct = (values, p) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+};
+const ms = (v) => v.toFixed(2).padStart(6);
+
+async function startMetasearch() {
+  const port = await freePort();
+  const child = fork(join(ROOT, 'bench', 'metasearch-server.cjs'), [], {
+    env: { PATH: process.env.PATH, PORT: String(port) },
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  await new Promise((resolve, reject) => {
+    child.once('message', resolve);
+    child.once('exit', (code) => reject(new Error(`metasearch server exited with ${code}`)));
+  });
+  return {
+    endpoint: `http://127.0.0.1:${port}/search`,
+    stop: () => new Promise((r) => (child.kill('SIGTERM'), child.once('exit', r))),
+  };
+}
+
+async function main() {
+  const { url, client } = await scratchDatabase(DB);
+  const metasearch = await startMetasearch();
+  const server = await startProcess({
+    env: { DATABASE_URL: url, JWT_SECRET: 'bench-secret-bench-secret-bench-secret', ACCESS_LOG: 'false' },
+  });
+  const adapterEnv = { VERITY_WEB_SEARCH_ENDPOINT: metasearch.endpoint, ALLOW_PRIVATE_NETWORK_TARGETS: 'true' };
+  const direct = new Client({ name: 'bench', version: '1.0.0' });
+  await direct.connect(
+    new StdioClientTransport({
+      command: process.execPath,
+      args: [join(ROOT, 'dist', 'bin', 'metasearch-mcp.js')],
+      env: { PATH: process.env.PATH, ...adapterEnv },
+    }),
+  );
+  try {
+    const api = `${server.base}/api/v1.0`;
+    const email = `bench-ws-${Date.now()}@example.test`;
+    const password = 'bench-password-1';
+    // The first account may make itself superadmin (bootstrap).
+    const registered = await fetch(`${api}/auth/register`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email, password, first_name: 'Bench', last_name: 'Admin', is_superadmin: true }),
+    });
+    if (registered.status !== 201) throw new Error(`register: ${registered.status} ${await registered.text()}`);
+    const token = await signIn(server.base, email, password);
+    const call = async (method, path, body) => {
+      const res = await fetch(api + path, {
+        method,
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      const text = await res.text();
+      return { status: res.status, body: text ? JSON.parse(text) : null };
+    };
+    const expect = (res, status, what) => {
+      if (res.status !== status) throw new Error(`${what}: ${res.status} ${JSON.stringify(res.body)}`);
+      return res.body;
+    };
+
+    const space = expect(await call('POST', '/spaces', { name: 'Bench', slug: `bench-${Date.now()}` }), 201, 'space');
+    const provider = expect(
+      await call('POST', '/admin/ai/tool-providers/', {
+        slug: 'metasearch',
+        name: 'Metasearch',
+        command_argv: ['node', 'dist/bin/metasearch-mcp.js'],
+        env: adapterEnv,
+        tool_overrides: { web_search: { scope_types: ['public_web'], capability_id: 'web_search' } },
+      }),
+      201,
+      'provider',
+    );
+    expect(await call('POST', `/admin/ai/tool-providers/${provider.id}/discover`), 200, 'discover');
+    const tools = expect(await call('GET', `/admin/ai/tool-providers/${provider.id}/tools`), 200, 'tools');
+    const tool = tools.find((t) => t.tool_name === 'web_search');
+    expect(
+      await call('PUT', `/spaces/${space.slug}/ai/tool-providers/${provider.id}/enablement`, { enabled: true }),
+      200,
+      'enable',
+    );
+    expect(
+      await call('PUT', `/spaces/${space.slug}/ai/tool-capabilities/web_search`, { provider_tool_id: tool.id }),
+      200,
+      'bind',
+    );
+
+    const tasksPath = `/spaces/${space.slug}/ai/authoring-tasks`;
+    /** A task with an approved consent, ready for its 6 live calls. */
+    const consentedTask = async () => {
+      const task = expect(await call('POST', tasksPath, { title: 'bench' }), 201, 'task');
+      const asked = expect(
+        await call('POST', `${tasksPath}/${task.id}/web-search`, { query: 'consent probe' }),
+        202,
+        'consent',
+      );
+      expect(await call('POST', `/ai/consents/${asked.consent.id}/approve`), 200, 'approve');
+      return task.id;
+    };
+
+    const totals = [];
+    const adapterTimes = [];
+    const baseline = [];
+    let taskId = null;
+    for (let i = 0; i < WARMUP + CALLS; i++) {
+      if (i % PER_TASK === 0) taskId = await consentedTask();
+      const query = `bench query number ${i} about data governance`;
+      const started = performance.now();
+      const res = await call('POST', `${tasksPath}/${taskId}/web-search`, { query });
+      const total = performance.now() - started;
+      if (res.status !== 200 || res.body.reused || res.body.results.length !== 8) {
+        throw new Error(`search ${i}: ${res.status} ${JSON.stringify(res.body)}`);
+      }
+      const directStarted = performance.now();
+      const answer = await direct.callTool({ name: 'web_search', arguments: { query: `direct ${query}` } });
+      const adapterTime = performance.now() - directStarted;
+      if (answer.isError) throw new Error(`direct adapter call failed: ${JSON.stringify(answer)}`);
+      // The same server's cheap space-scoped read at this moment's load: what any request costs here.
+      const baselineStarted = performance.now();
+      expect(await call('GET', `${tasksPath}/${taskId}`), 200, 'task read');
+      const baselineTime = performance.now() - baselineStarted;
+      if (i >= WARMUP) {
+        totals.push(total);
+        adapterTimes.push(adapterTime);
+        baseline.push(baselineTime);
+      }
+    }
+    const overhead = totals.map((t, i) => t - adapterTimes[i]);
+    const { rows } = await client.query(
+      `SELECT count(*)::int AS logs FROM ai_logs WHERE feature = 'pipeline_authoring_web_search' AND status = 'success'`,
+    );
+    console.log(`live web searches through the facade: ${CALLS} measured (+${WARMUP} warm-up), ${rows[0].logs} AI log rows`);
+    console.log(`facade call total (HTTP)                     p50 ${ms(pct(totals, 50))} ms  p99 ${ms(pct(totals, 99))} ms`);
+    console.log(
+      `adapter's own time (direct SDK call)         p50 ${ms(pct(adapterTimes, 50))} ms  p99 ${ms(pct(adapterTimes, 99))} ms`,
+    );
+    console.log(
+      `facade overhead (total - adapter)            p50 ${ms(pct(overhead, 50))} ms  p99 ${ms(pct(overhead, 99))} ms  (target p99 < 20 ms)`,
+    );
+    console.log(
+      `baseline: GET the task (same server, load)   p50 ${ms(pct(baseline, 50))} ms  p99 ${ms(pct(baseline, 99))} ms`,
+    );
+  } finally {
+    await direct.close();
+    await server.stop();
+    await metasearch.stop();
+    await client.end();
+  }
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});

@@ -1,0 +1,307 @@
+import { randomUUID } from 'node:crypto';
+import { Inject, Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, EntityManager } from 'typeorm';
+import type { Actor } from '../../common/auth/actor';
+import { Conflict, NotFound, ValidationFailed } from '../../common/errors/domain-error';
+import { APP_CONFIG, AppConfig, EMBEDDING_DEFAULTS } from '../../config/app.config';
+import { TransactionRunner } from '../../database/transaction-runner';
+import { AuditService } from '../../platform/audit/audit.service';
+import { SecretBox } from '../../platform/crypto/secret-box.service';
+import {
+  CreateEmbeddingConfigDto,
+  EmbeddingConfigResponse,
+  TestEmbeddingResponse,
+  UpdateEmbeddingConfigDto,
+} from './dto/embedding-config.dto';
+import { EffectiveEmbeddingConfig, fingerprintOf, GLOBAL_SCOPE } from './embedding-config.types';
+import { EmbeddingConfig, EmbeddingProvider, EmbeddingStatus } from './entities/embedding-config.entity';
+import { EmbedderService, EmbeddingFailure } from './providers/embedder.service';
+import { VectorStore } from './vector-store';
+
+const CONFIG_SQL = `SELECT id, instance_id, provider, model_name, dimensions, api_key_sealed, api_base_url, is_enabled,
+  index_version, status, updated_by, created_at, updated_at FROM embedding_configs WHERE scope = $1`;
+
+interface ConfigRow {
+  id: string;
+  instance_id: string | null;
+  provider: EmbeddingProvider;
+  model_name: string;
+  dimensions: number;
+  api_key_sealed: string | null;
+  api_base_url: string | null;
+  is_enabled: boolean;
+  index_version: string;
+  status: EmbeddingStatus;
+  updated_by: string | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+function keyContext(id: string): string {
+  return `embedding_configs:${id}:api_key`;
+}
+
+/**
+ * The embedding configuration (superadmin): one per scope. Only the
+ * control-plane scope is served today; every method takes the scope so an
+ * instance override (decisions section 13) is a new caller, not a rewrite.
+ */
+@Injectable()
+export class EmbeddingConfigService {
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    @Inject(APP_CONFIG) private readonly app: AppConfig,
+    private readonly box: SecretBox,
+    private readonly tx: TransactionRunner,
+    private readonly audit: AuditService,
+    private readonly embedder: EmbedderService,
+    private readonly store: VectorStore,
+  ) {}
+
+  /** The stored configuration of the scope, else the environment's. */
+  async effective(
+    scope = GLOBAL_SCOPE,
+    em: EntityManager = this.dataSource.manager,
+  ): Promise<EffectiveEmbeddingConfig> {
+    const [row] = (await em.query(CONFIG_SQL, [scope])) as ConfigRow[];
+    return row ? this.fromRow(row) : this.fromEnvironment();
+  }
+
+  async get(scope = GLOBAL_SCOPE): Promise<EmbeddingConfigResponse> {
+    return this.toResponse(await this.effective(scope));
+  }
+
+  async create(
+    actor: Actor,
+    dto: CreateEmbeddingConfigDto,
+    scope = GLOBAL_SCOPE,
+  ): Promise<EmbeddingConfigResponse> {
+    const defaults = EMBEDDING_DEFAULTS[dto.provider];
+    const baseUrl = this.checkedBaseUrl(dto.provider, dto.api_base_url ?? null);
+    const id = randomUUID();
+    const config = await this.tx.run(async (em) => {
+      if ((await em.query(`SELECT 1 FROM embedding_configs WHERE scope = $1`, [scope])).length) {
+        throw new Conflict(
+          'An embedding configuration already exists: change it with PATCH or delete it first.',
+          'embedding_config_exists',
+        );
+      }
+      const previous = await this.effective(scope, em);
+      const row: Partial<EmbeddingConfig> = {
+        id,
+        scope,
+        instanceId: null,
+        provider: dto.provider,
+        modelName: dto.model_name ?? defaults.model,
+        dimensions: dto.dimensions ?? defaults.dimensions,
+        apiKeySealed: dto.api_key ? this.box.seal(dto.api_key, keyContext(id)) : null,
+        apiBaseUrl: baseUrl,
+        isEnabled: dto.is_enabled ?? true,
+        indexVersion: dto.index_version ?? 'v1',
+        updatedBy: actor.userId,
+      };
+      const rebuild = fingerprintOf(previous) !== fingerprintOf(row as EffectiveEmbeddingConfig);
+      row.status = rebuild ? 'pending_reindex' : 'active';
+      // 23505 on a concurrent second POST maps to 409 in the problem filter.
+      await em.getRepository(EmbeddingConfig).insert(row);
+      if (rebuild) await this.store.clear(em);
+      await this.audit.record(em, actor, {
+        action: 'embedding_config.created',
+        resourceType: 'embedding_config',
+        resourceId: id,
+        details: {
+          provider: row.provider,
+          model_name: row.modelName,
+          dimensions: row.dimensions,
+          api_key_set: row.apiKeySealed !== null,
+        },
+      });
+      return this.effective(scope, em);
+    });
+    await this.store.ensureIndex(config.dimensions);
+    return this.toResponse(config);
+  }
+
+  async update(
+    actor: Actor,
+    dto: UpdateEmbeddingConfigDto,
+    scope = GLOBAL_SCOPE,
+  ): Promise<EmbeddingConfigResponse> {
+    const config = await this.tx.run(async (em) => {
+      const current = await this.stored(em, scope);
+      const provider = dto.provider ?? current.provider;
+      const baseUrl = this.checkedBaseUrl(
+        provider,
+        dto.api_base_url === undefined ? current.apiBaseUrl : dto.api_base_url,
+      );
+      const changes: Partial<EmbeddingConfig> = { provider, apiBaseUrl: baseUrl, updatedBy: actor.userId };
+      if (dto.model_name !== undefined) changes.modelName = dto.model_name;
+      if (dto.dimensions !== undefined) changes.dimensions = dto.dimensions;
+      if (dto.is_enabled !== undefined) changes.isEnabled = dto.is_enabled;
+      if (dto.index_version !== undefined) changes.indexVersion = dto.index_version;
+      if (dto.api_key !== undefined) {
+        changes.apiKeySealed = dto.api_key ? this.box.seal(dto.api_key, keyContext(current.id!)) : null;
+      }
+      const next = {
+        provider,
+        modelName: changes.modelName ?? current.modelName,
+        dimensions: changes.dimensions ?? current.dimensions,
+      };
+      // Vectors of another provider, model or size are not comparable: drop them, and a reindex rebuilds.
+      const rebuild = fingerprintOf(next) !== fingerprintOf(current);
+      if (rebuild) changes.status = 'pending_reindex';
+      await em.getRepository(EmbeddingConfig).update({ scope }, changes);
+      if (rebuild) await this.store.clear(em);
+      await this.audit.record(em, actor, {
+        action: 'embedding_config.updated',
+        resourceType: 'embedding_config',
+        resourceId: current.id,
+        // Which fields changed, never the key itself.
+        details: {
+          fields: Object.keys(dto)
+            .filter((key) => dto[key as keyof UpdateEmbeddingConfigDto] !== undefined)
+            .sort(),
+          status: rebuild ? 'pending_reindex' : current.status,
+        },
+      });
+      return this.effective(scope, em);
+    });
+    await this.store.ensureIndex(config.dimensions);
+    return this.toResponse(config);
+  }
+
+  async delete(actor: Actor, scope = GLOBAL_SCOPE): Promise<void> {
+    const config = await this.tx.run(async (em) => {
+      const current = await this.stored(em, scope);
+      await em.getRepository(EmbeddingConfig).delete({ scope });
+      const fallback = this.fromEnvironment();
+      if (fingerprintOf(fallback) !== fingerprintOf(current)) await this.store.clear(em);
+      await this.audit.record(em, actor, {
+        action: 'embedding_config.deleted',
+        resourceType: 'embedding_config',
+        resourceId: current.id,
+      });
+      return fallback;
+    });
+    await this.store.ensureIndex(config.dimensions);
+  }
+
+  /** Embeds a fixed sentence with the effective configuration (even a disabled one); a failure is an answer, not an error. */
+  async testEmbedding(scope = GLOBAL_SCOPE): Promise<TestEmbeddingResponse> {
+    const config = await this.effective(scope);
+    try {
+      const [vector] = await this.embedder.embed(
+        config,
+        ['Verity embedding test: customer orders by region.'],
+        'query',
+      );
+      return { success: true, error: null, dimensions: vector.length };
+    } catch (error) {
+      if (!(error instanceof EmbeddingFailure)) throw error;
+      return { success: false, error: error.message, dimensions: null };
+    }
+  }
+
+  /** Records the outcome of a reindex made with `fingerprint`, unless the configuration changed since. */
+  async markReindexed(
+    em: EntityManager,
+    scope: string,
+    fingerprint: string,
+    status: 'active' | 'failed',
+  ): Promise<void> {
+    const current = await this.effective(scope, em);
+    if (current.source !== 'database' || fingerprintOf(current) !== fingerprint) return;
+    await em.getRepository(EmbeddingConfig).update({ scope }, { status });
+  }
+
+  toResponse(config: EffectiveEmbeddingConfig): EmbeddingConfigResponse {
+    const runtime = this.embedder.runtime();
+    const local = config.provider === 'local';
+    return {
+      id: config.id,
+      instance_id: config.instanceId,
+      provider: config.provider,
+      model_name: config.modelName,
+      dimensions: config.dimensions,
+      api_key_set: config.apiKey !== null,
+      api_base_url: config.apiBaseUrl,
+      is_enabled: config.isEnabled,
+      index_version: config.indexVersion,
+      status: config.status,
+      runtime_status: local ? runtime.status : 'not_applicable',
+      runtime_error: local ? runtime.error : null,
+      vector_store: this.store.mode,
+      source: config.source,
+      updated_by: config.updatedBy,
+      created_at: config.createdAt?.toISOString() ?? null,
+      updated_at: config.updatedAt?.toISOString() ?? null,
+    };
+  }
+
+  private async stored(em: EntityManager, scope: string): Promise<EffectiveEmbeddingConfig> {
+    const [row] = (await em.query(`${CONFIG_SQL} FOR UPDATE`, [scope])) as ConfigRow[];
+    if (!row) throw new NotFound('embedding configuration stored in the database');
+    return this.fromRow(row);
+  }
+
+  /** 422 unless the base URL suits the provider: required for azure_openai; public HTTPS or a trusted host. */
+  private checkedBaseUrl(provider: EmbeddingProvider, baseUrl: string | null): string | null {
+    if (!baseUrl) {
+      if (provider === 'azure_openai') {
+        throw ValidationFailed.field(
+          'api_base_url',
+          'api_base_url is required for the azure_openai provider.',
+        );
+      }
+      return null;
+    }
+    const refused = this.embedder.baseUrlRefusal(baseUrl);
+    if (refused) {
+      throw ValidationFailed.field(
+        'api_base_url',
+        `api_base_url must be a public HTTPS URL (or a host listed in TRUSTED_AI_HOSTS): ${refused}.`,
+      );
+    }
+    return baseUrl.replace(/\/+$/, '');
+  }
+
+  private fromRow(row: ConfigRow): EffectiveEmbeddingConfig {
+    return {
+      id: row.id,
+      instanceId: row.instance_id,
+      source: 'database',
+      provider: row.provider,
+      modelName: row.model_name,
+      dimensions: row.dimensions,
+      apiKey: row.api_key_sealed ? this.box.open(row.api_key_sealed, keyContext(row.id)) : null,
+      apiBaseUrl: row.api_base_url,
+      isEnabled: row.is_enabled,
+      indexVersion: row.index_version,
+      status: row.status,
+      updatedBy: row.updated_by,
+      createdAt: new Date(row.created_at),
+      updatedAt: new Date(row.updated_at),
+    };
+  }
+
+  private fromEnvironment(): EffectiveEmbeddingConfig {
+    const env = this.app.embeddings;
+    return {
+      id: null,
+      instanceId: null,
+      source: 'environment',
+      provider: env.provider,
+      modelName: env.model,
+      dimensions: env.dimensions,
+      apiKey: env.apiKey,
+      apiBaseUrl: env.apiBaseUrl,
+      isEnabled: env.enabled,
+      indexVersion: env.indexVersion,
+      status: 'active',
+      updatedBy: null,
+      createdAt: null,
+      updatedAt: null,
+    };
+  }
+}

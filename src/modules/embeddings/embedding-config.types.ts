@@ -1,0 +1,29 @@
+import type { EmbeddingProvider, EmbeddingStatus } from './entities/embedding-config.entity';
+
+/** The control-plane scope; an instance override would be `instance:<id>` (decisions section 13). */
+export const GLOBAL_SCOPE = 'global';
+
+/** The embedding configuration in force: the stored one, else the environment's. */
+export interface EffectiveEmbeddingConfig {
+  id: string | null;
+  instanceId: string | null;
+  source: 'database' | 'environment';
+  provider: EmbeddingProvider;
+  modelName: string;
+  dimensions: number;
+  apiKey: string | null;
+  apiBaseUrl: string | null;
+  isEnabled: boolean;
+  indexVersion: string;
+  status: EmbeddingStatus;
+  updatedBy: string | null;
+  createdAt: Date | null;
+  updatedAt: Date | null;
+}
+
+/** What makes two vectors comparable: the same provider, model and size. */
+export function fingerprintOf(
+  config: Pick<EffectiveEmbeddingConfig, 'provider' | 'modelName' | 'dimensions'>,
+): string {
+  return `${config.provider}:${config.modelName}:${config.dimensions}`;
+}

@@ -1,0 +1,32 @@
+import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { EmbeddingConfigController } from './embedding-config.controller';
+import { EmbeddingConfigService } from './embedding-config.service';
+import { EmbeddingConfig } from './entities/embedding-config.entity';
+import { EmbeddingReindexRun } from './entities/embedding-reindex-run.entity';
+import { ItemEmbedding } from './entities/item-embedding.entity';
+import { EmbedderService } from './providers/embedder.service';
+import { ReindexService } from './reindex.service';
+import { SemanticIndexService } from './semantic-index.service';
+import { SemanticIndexer } from './semantic-indexer.service';
+import { VectorStore } from './vector-store';
+
+/**
+ * Embedding configuration, the semantic index of products and published
+ * standards pages (kept fresh from their events), and reindexing.
+ * SemanticIndexService is exported for search.
+ */
+@Module({
+  imports: [TypeOrmModule.forFeature([EmbeddingConfig, ItemEmbedding, EmbeddingReindexRun])],
+  controllers: [EmbeddingConfigController],
+  providers: [
+    VectorStore,
+    EmbedderService,
+    EmbeddingConfigService,
+    SemanticIndexer,
+    ReindexService,
+    SemanticIndexService,
+  ],
+  exports: [SemanticIndexService],
+})
+export class EmbeddingsModule {}

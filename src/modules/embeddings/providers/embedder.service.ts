@@ -1,0 +1,151 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { APP_CONFIG, AppConfig } from '../../../config/app.config';
+import {
+  postToProvider,
+  ProviderReply,
+  ProviderUnreachable,
+} from '../../../platform/outbound-http/provider-post';
+import { SafeHttpClient } from '../../../platform/outbound-http/safe-http.client';
+import type { EffectiveEmbeddingConfig } from '../embedding-config.types';
+import { l2Normalize } from '../vector-math';
+import {
+  buildEmbeddingRequest,
+  EmbeddingPurpose,
+  EmbeddingTarget,
+  embeddingBaseUrl,
+  embeddingErrorMessage,
+  HostedProvider,
+  parseEmbeddingAnswer,
+  PROVIDER_MAX_BATCH,
+} from './embedding-wire';
+import { hashingEmbed } from './hashing-embedder';
+
+export type LocalRuntimeStatus = 'idle' | 'warming' | 'ready' | 'failed';
+
+/** An embedding call that produced no vectors; its message never contains the key. */
+export class EmbeddingFailure extends Error {
+  override readonly name = 'EmbeddingFailure';
+}
+
+/** Texts per local batch: hashing is cheap, the bound is on memory. */
+export const LOCAL_BATCH = 256;
+const MAX_ANSWER_BYTES = 64 * 1024 * 1024;
+
+/**
+ * Turns texts into unit vectors with the effective configuration: in process
+ * for `local`, else over the provider's wire format through the SSRF-safe
+ * client (public HTTPS, or a TRUSTED_AI_HOSTS host), in bounded batches with
+ * bounded retries of 429/5xx answers.
+ */
+@Injectable()
+export class EmbedderService {
+  private localStatus: LocalRuntimeStatus = 'idle';
+  private localError: string | null = null;
+
+  constructor(
+    @Inject(APP_CONFIG) private readonly app: AppConfig,
+    private readonly http: SafeHttpClient,
+  ) {}
+
+  /** The local provider's state in this process: idle until its first use, then ready. */
+  runtime(): { status: LocalRuntimeStatus; error: string | null } {
+    return { status: this.localStatus, error: this.localError };
+  }
+
+  /** Texts per provider call for this configuration. */
+  batchSize(config: Pick<EffectiveEmbeddingConfig, 'provider'>): number {
+    if (config.provider === 'local') return LOCAL_BATCH;
+    return Math.min(this.app.embeddings.batchSize, PROVIDER_MAX_BATCH[config.provider]);
+  }
+
+  /** Null when a base URL may be stored: public HTTPS, or a host in TRUSTED_AI_HOSTS. */
+  baseUrlRefusal(url: string): string | null {
+    return this.http.providerRefusal(url, this.app.ai.trustedHosts);
+  }
+
+  async embed(
+    config: EffectiveEmbeddingConfig,
+    texts: string[],
+    purpose: EmbeddingPurpose,
+  ): Promise<number[][]> {
+    if (!texts.length) return [];
+    if (config.provider === 'local') return this.embedLocally(texts, config.dimensions);
+    const target: EmbeddingTarget = {
+      provider: config.provider,
+      model: config.modelName,
+      dimensions: config.dimensions,
+      apiKey: config.apiKey,
+      baseUrl: config.apiBaseUrl,
+    };
+    const size = this.batchSize(config);
+    const vectors: number[][] = [];
+    for (let start = 0; start < texts.length; start += size) {
+      vectors.push(...(await this.callProvider(target, texts.slice(start, start + size), purpose)));
+    }
+    return vectors;
+  }
+
+  private embedLocally(texts: string[], dimensions: number): number[][] {
+    if (this.localStatus !== 'ready') this.localStatus = 'warming';
+    try {
+      const vectors = texts.map((text) => hashingEmbed(text, dimensions));
+      this.localStatus = 'ready';
+      this.localError = null;
+      return vectors;
+    } catch (error) {
+      this.localStatus = 'failed';
+      this.localError = error instanceof Error ? error.message : String(error);
+      throw new EmbeddingFailure(`The local embedder failed: ${this.localError}`);
+    }
+  }
+
+  private async callProvider(
+    target: EmbeddingTarget,
+    texts: string[],
+    purpose: EmbeddingPurpose,
+  ): Promise<number[][]> {
+    const base = embeddingBaseUrl(target);
+    if (!base) throw new EmbeddingFailure(`The ${target.provider} provider needs an api_base_url.`);
+    const refused = this.baseUrlRefusal(base);
+    if (refused) throw new EmbeddingFailure(`The provider base URL is refused: ${refused}.`);
+    const wire = buildEmbeddingRequest(target, texts, purpose, base);
+    const hide = (text: string) => (target.apiKey ? text.split(target.apiKey).join('***') : text);
+    let reply: ProviderReply;
+    try {
+      reply = await postToProvider(
+        this.http,
+        {
+          ...wire,
+          userAgent: 'Verity-Embeddings/1.0',
+          maxBodyBytes: MAX_ANSWER_BYTES,
+        },
+        this.app.ai,
+      );
+    } catch (error) {
+      if (!(error instanceof ProviderUnreachable)) throw error;
+      const message =
+        error.kind === 'network' ? `The provider could not be reached: ${error.message}.` : error.message;
+      throw new EmbeddingFailure(hide(message));
+    }
+    if (reply.status >= 200 && reply.status < 300) return this.read(target, reply.body, texts.length);
+    const quoted = embeddingErrorMessage(reply.body);
+    throw new EmbeddingFailure(`The provider answered ${reply.status}${quoted ? `: ${hide(quoted)}` : ''}.`);
+  }
+
+  private read(target: EmbeddingTarget, body: string, count: number): number[][] {
+    let vectors: number[][];
+    try {
+      vectors = parseEmbeddingAnswer(target.provider as HostedProvider, body, count);
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      throw new EmbeddingFailure(`The provider's answer could not be read: ${reason}.`);
+    }
+    const wrong = vectors.find((v) => v.length !== target.dimensions);
+    if (wrong) {
+      throw new EmbeddingFailure(
+        `The provider answered vectors of ${wrong.length} dimensions; the configuration says ${target.dimensions}.`,
+      );
+    }
+    return vectors.map((v) => l2Normalize(v));
+  }
+}

@@ -1,0 +1,13 @@
+import { Module } from '@nestjs/common';
+import { EmbeddingsModule } from '../embeddings/embeddings.module';
+import { SearchController } from './search.controller';
+import { SearchQueries } from './search.queries';
+import { SearchService } from './search.service';
+
+/** POST /search: keyword (full-text) and semantic search over everything a caller may read. */
+@Module({
+  imports: [EmbeddingsModule],
+  controllers: [SearchController],
+  providers: [SearchService, SearchQueries],
+})
+export class SearchModule {}

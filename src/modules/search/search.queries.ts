@@ -1,0 +1,242 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { KeywordQuery, RAW_CLOSE, RAW_OPEN, SEARCH_CONFIG } from './search-text';
+import type { SearchType } from './search-types';
+
+/** Who is searching and where: every statement filters by it, so nothing unreadable is ranked or counted. */
+export interface SearchScope {
+  userId: string;
+  isSuperadmin: boolean;
+  /** The one space of `space_slug`; null: every space the caller reads. */
+  spaceId: string | null;
+}
+
+/** A row that matched, before its title and snippet are read. */
+export interface SearchHit {
+  type: SearchType;
+  id: string;
+  score: number;
+}
+
+export interface KeywordHits {
+  /** The best `limit` of each type, by rank. */
+  hits: SearchHit[];
+  /** Matching readable rows of all the types, before any limit. */
+  total: number;
+}
+
+/** A hit as shown: its space, title and highlighted snippet (raw ts_headline markers). */
+export interface HydratedHit {
+  type: SearchType;
+  id: string;
+  space_slug: string;
+  title: string;
+  headline: string;
+}
+
+/** Positional parameters, each value bound once however often the SQL names it. */
+class Params {
+  readonly values: unknown[] = [];
+  private readonly named = new Map<string, string>();
+
+  bind(name: string, value: unknown): string {
+    let placeholder = this.named.get(name);
+    if (!placeholder) {
+      this.values.push(value);
+      placeholder = `$${this.values.length}`;
+      this.named.set(name, placeholder);
+    }
+    return placeholder;
+  }
+}
+
+interface Source {
+  table: string;
+  title: string;
+  /** The text a snippet is cut from: the description, else the title. */
+  body: string;
+  /** A rule of the owning module beyond space membership, over the row `x`. */
+  visible?: (scope: SearchScope, params: Params) => string;
+}
+
+// Each table's search_vector (SearchVectors migration) is backed by a GIN index;
+// the space filters use the (space_id, ...) indexes and space_memberships' keys.
+const SOURCES: Record<SearchType, Source> = {
+  product: { table: 'products', title: 'x.name', body: `coalesce(nullif(x.description, ''), x.name)` },
+  // Drafts only for those who may edit the space (the standards module's read rule).
+  standard_page: {
+    table: 'standard_pages',
+    title: 'x.title',
+    body: `coalesce(nullif(x.body, ''), x.title)`,
+    visible: (scope, params) =>
+      scope.isSuperadmin
+        ? 'TRUE'
+        : `(x.status = 'published' OR x.space_id = ANY(ARRAY(SELECT e.space_id FROM space_memberships e
+             WHERE e.user_id = ${params.bind('user', scope.userId)}::uuid AND e.role IN ('admin', 'editor'))))`,
+  },
+  risk: { table: 'risks', title: 'x.title', body: `coalesce(nullif(x.description, ''), x.title)` },
+  // Archived policies leave the policy list by default, and leave search with it.
+  policy: {
+    table: 'policies',
+    title: 'x.name',
+    body: `coalesce(nullif(x.description, ''), x.name)`,
+    visible: () => 'NOT x.is_archived',
+  },
+  // Incident endpoints answer 403 in a space whose `quality.incidents` feature is off, superadmins included.
+  incident: {
+    table: 'quality_incidents',
+    title: 'x.title',
+    body: `coalesce(nullif(x.description, ''), nullif(x.root_cause, ''), x.title)`,
+    visible: () =>
+      `NOT EXISTS (SELECT 1 FROM spaces fs WHERE fs.id = x.space_id AND fs.features -> 'quality.incidents' = 'false'::jsonb)`,
+  },
+  ticket: { table: 'tickets', title: 'x.title', body: `coalesce(nullif(x.description, ''), x.title)` },
+};
+
+// ts_headline parses all the text it is given (about 40 ms for 100,000 characters):
+// snippets are cut from the start of long texts only.
+const SNIPPET_SOURCE_CHARS = 10_000;
+
+// One excerpt of 15 to 35 words around the best cover of the query; short texts come whole.
+const HEADLINE_OPTIONS = `StartSel=${RAW_OPEN}, StopSel=${RAW_CLOSE}, MaxWords=35, MinWords=15`;
+
+function spaceFilter(scope: SearchScope, params: Params): string {
+  if (scope.spaceId) return `x.space_id = ${params.bind('space', scope.spaceId)}::uuid`;
+  if (scope.isSuperadmin) return 'TRUE';
+  // As an array (one init plan), so that the planner ANDs the space index with the text index
+  // instead of probing the text index once per space.
+  return `x.space_id = ANY(ARRAY(SELECT m.space_id FROM space_memberships m WHERE m.user_id = ${params.bind('user', scope.userId)}::uuid))`;
+}
+
+function readable(source: Source, scope: SearchScope, params: Params): string {
+  const rules = [spaceFilter(scope, params)];
+  if (source.visible) rules.push(source.visible(scope, params));
+  return rules.join(' AND ');
+}
+
+function tsquery(query: KeywordQuery, params: Params): string {
+  const websearch = `websearch_to_tsquery('${SEARCH_CONFIG}', ${params.bind('websearch', query.websearch)})`;
+  if (!query.prefix) return websearch;
+  return `(${websearch} && to_tsquery('${SEARCH_CONFIG}', ${params.bind('prefix', query.prefix)}))`;
+}
+
+@Injectable()
+export class SearchQueries {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  /**
+   * Full-text matches of each type, ranked by ts_rank_cd (normalised to
+   * 0..1) and cut to `limit` per type: the best `limit` overall are among
+   * them. Each type's count of matches is read from the same ranked set,
+   * so the total costs no second scan.
+   */
+  async keywordHits(
+    query: KeywordQuery,
+    types: readonly SearchType[],
+    scope: SearchScope,
+    limit: number,
+  ): Promise<KeywordHits> {
+    if (!types.length) return { hits: [], total: 0 };
+    const params = new Params();
+    const tsq = tsquery(query, params);
+    const limitParam = params.bind('limit', limit);
+    // Each type's matches are ranked once into a narrow materialised set (id, score) that both
+    // the top `limit` and the count read: cheaper than a window count over the full rows.
+    const branches = types.map((type) => {
+      const source = SOURCES[type];
+      return `(WITH matched_${type} AS MATERIALIZED (
+                 SELECT x.id, ts_rank_cd(x.search_vector, ${tsq}, 32) AS score
+                   FROM ${source.table} x
+                  WHERE x.search_vector @@ ${tsq} AND ${readable(source, scope, params)})
+               SELECT '${type}'::text AS type, best.id, best.score,
+                      (SELECT count(*)::int FROM matched_${type}) AS type_total
+                 FROM (SELECT id, score FROM matched_${type} ORDER BY score DESC, id LIMIT ${limitParam}) best)`;
+    });
+    const rows = (await this.dataSource.query(branches.join(' UNION ALL '), params.values)) as {
+      type: SearchType;
+      id: string;
+      score: number;
+      type_total: number;
+    }[];
+    const totals = new Map<SearchType, number>();
+    for (const row of rows) totals.set(row.type, row.type_total);
+    const total = [...totals.values()].reduce((sum, n) => sum + n, 0);
+    return { hits: rows.map(({ type, id, score }) => ({ type, id, score })), total };
+  }
+
+  /** The spaces the user is a member of (for the vector index, which takes a list). */
+  async memberSpaceIds(userId: string): Promise<string[]> {
+    const rows = (await this.dataSource.query('SELECT space_id FROM space_memberships WHERE user_id = $1', [
+      userId,
+    ])) as { space_id: string }[];
+    return rows.map((row) => row.space_id);
+  }
+
+  /**
+   * How many of these hits (from the vector index) the keyword query does
+   * not match, so that a hybrid total counts each matching item once.
+   */
+  async countNotMatching(query: KeywordQuery, hits: readonly SearchHit[]): Promise<number> {
+    if (!hits.length) return 0;
+    const params = new Params();
+    const tsq = tsquery(query, params);
+    const pairs = hitPairs(hits, params);
+    const branches = typesOf(hits).map(
+      (type) =>
+        `SELECT 1 FROM ${SOURCES[type].table} x
+          WHERE h.type = '${type}' AND x.id = h.id AND x.search_vector @@ ${tsq}`,
+    );
+    const rows = (await this.dataSource.query(
+      `SELECT count(*)::int AS n FROM ${pairs} WHERE NOT EXISTS (${branches.join(' UNION ALL ')})`,
+      params.values,
+    )) as { n: number }[];
+    return rows[0].n;
+  }
+
+  /**
+   * Titles, spaces and highlighted snippets of the hits, in their order.
+   * The read rules are applied again, so a hit from elsewhere (the vector
+   * index) that the caller may not read, or that is gone, is left out.
+   */
+  async hydrate(query: KeywordQuery, hits: readonly SearchHit[], scope: SearchScope): Promise<HydratedHit[]> {
+    if (!hits.length) return [];
+    const params = new Params();
+    const tsq = tsquery(query, params);
+    const pairs = hitPairs(hits, params);
+    const branches = typesOf(hits).map((type) => {
+      const source = SOURCES[type];
+      return `SELECT x.space_id, ${source.title} AS title, ${source.body} AS body
+                FROM ${source.table} x
+               WHERE h.type = '${type}' AND x.id = h.id AND ${readable(source, scope, params)}`;
+    });
+    const options = params.bind('options', HEADLINE_OPTIONS);
+    return (await this.dataSource.query(
+      `SELECT h.type, h.id, s.slug AS space_slug, d.title,
+              ts_headline('${SEARCH_CONFIG}', translate(left(d.body, ${SNIPPET_SOURCE_CHARS}), chr(2) || chr(3), ''),
+                          ${tsq}, ${options}) AS headline
+         FROM ${pairs}
+        CROSS JOIN LATERAL (${branches.join(' UNION ALL ')}) d
+         JOIN spaces s ON s.id = d.space_id
+        ORDER BY h.position`,
+      params.values,
+    )) as HydratedHit[];
+  }
+}
+
+function typesOf(hits: readonly SearchHit[]): SearchType[] {
+  return [...new Set(hits.map((hit) => hit.type))];
+}
+
+/** The hits as a relation `h(type, id, position)`, in their order. */
+function hitPairs(hits: readonly SearchHit[], params: Params): string {
+  const types = params.bind(
+    'types',
+    hits.map((hit) => hit.type),
+  );
+  const ids = params.bind(
+    'ids',
+    hits.map((hit) => hit.id),
+  );
+  return `unnest(${types}::text[], ${ids}::uuid[]) WITH ORDINALITY AS h(type, id, position)`;
+}

@@ -1,0 +1,114 @@
+import { Injectable } from '@nestjs/common';
+import type { Actor } from '../../common/auth/actor';
+import { SpaceAccessPort } from '../../common/permissions/space-access.port';
+import { SemanticIndexService, SemanticItemType } from '../embeddings/semantic-index.service';
+import { SearchDto, SearchItemResponse, SearchResponse } from './dto/search.dto';
+import { reciprocalRankFusion } from './rank-fusion';
+import { SearchHit, SearchQueries, SearchScope } from './search.queries';
+import { KeywordQuery, keywordQuery, renderSnippet } from './search-text';
+import { SEARCH_TYPES, SearchType } from './search-types';
+
+/** The types with vectors in the semantic index; the others are found by keyword only. */
+const SEMANTIC_TYPES: readonly SemanticItemType[] = ['product', 'standard_page'];
+
+const TYPE_ORDER = new Map<SearchType, number>(SEARCH_TYPES.map((type, index) => [type, index]));
+
+/** Best first; equal scores by type, then id, so pages are stable. */
+function byScore(a: SearchHit, b: SearchHit): number {
+  return (
+    b.score - a.score ||
+    TYPE_ORDER.get(a.type)! - TYPE_ORDER.get(b.type)! ||
+    (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)
+  );
+}
+
+@Injectable()
+export class SearchService {
+  constructor(
+    private readonly access: SpaceAccessPort,
+    private readonly queries: SearchQueries,
+    private readonly semanticIndex: SemanticIndexService,
+  ) {}
+
+  async search(actor: Actor, dto: SearchDto): Promise<SearchResponse> {
+    const scope = await this.scopeOf(actor, dto.space_slug);
+    const types = dto.types ? [...new Set(dto.types)] : [...SEARCH_TYPES];
+    const limit = dto.limit ?? 20;
+    const mode = dto.mode ?? 'hybrid';
+    const query = keywordQuery(dto.query);
+
+    const [semantic, keyword] = await Promise.all([
+      mode === 'keyword' ? null : this.semanticHits(dto.query, types, scope, limit),
+      mode === 'semantic' ? null : this.queries.keywordHits(query, types, scope, limit),
+    ]);
+    // Semantic mode: every neighbour found is a match, so the total is what is shown.
+    if (!keyword) return this.answer(query, semantic ?? [], null, scope);
+    const ranked = keyword.hits.sort(byScore).slice(0, limit);
+    if (!semantic) return this.answer(query, ranked, keyword.total, scope);
+
+    const fused = reciprocalRankFusion(
+      [ranked, semantic.slice(0, limit)].map((list) =>
+        list.map((hit) => ({ ...hit, key: `${hit.type}:${hit.id}` })),
+      ),
+    ).map(({ item, score }) => ({ type: item.type, id: item.id, score }));
+    const [unmatched, answer] = await Promise.all([
+      this.queries.countNotMatching(query, semantic),
+      this.answer(query, fused.slice(0, limit), 0, scope),
+    ]);
+    return { ...answer, total: keyword.total + unmatched };
+  }
+
+  /** The one space of `space_slug` (404 unless the caller reads it), else every space the caller reads. */
+  private async scopeOf(actor: Actor, spaceSlug: string | undefined): Promise<SearchScope> {
+    const scope: SearchScope = { userId: actor.userId, isSuperadmin: actor.isSuperadmin, spaceId: null };
+    if (spaceSlug !== undefined)
+      scope.spaceId = (await this.access.requireRole(actor, spaceSlug, 'viewer')).space.id;
+    return scope;
+  }
+
+  /**
+   * Neighbours from the embedding index, among the caller's spaces only; an
+   * empty list when no type asked for has vectors, null when the index
+   * cannot answer (embeddings disabled, provider failed).
+   */
+  private async semanticHits(
+    text: string,
+    types: readonly SearchType[],
+    scope: SearchScope,
+    limit: number,
+  ): Promise<SearchHit[] | null> {
+    const semanticTypes = SEMANTIC_TYPES.filter((type) => types.includes(type));
+    if (!semanticTypes.length) return [];
+    const [vector, spaceIds] = await Promise.all([
+      this.semanticIndex.embedQuery(text),
+      scope.spaceId
+        ? [scope.spaceId]
+        : scope.isSuperadmin
+          ? ('all' as const)
+          : this.queries.memberSpaceIds(scope.userId),
+    ]);
+    if (!vector) return null;
+    if (!spaceIds.length) return [];
+    const hits = await this.semanticIndex.nearest({ vector, types: semanticTypes, spaceIds, limit });
+    return hits.map(({ type, id, score }) => ({ type, id, score }));
+  }
+
+  private async answer(
+    query: KeywordQuery,
+    hits: SearchHit[],
+    total: number | null,
+    scope: SearchScope,
+  ): Promise<SearchResponse> {
+    const scores = new Map(hits.map((hit) => [`${hit.type}:${hit.id}`, hit.score]));
+    const rows = await this.queries.hydrate(query, hits, scope);
+    const items: SearchItemResponse[] = rows.map((row) => ({
+      type: row.type,
+      id: row.id,
+      space_slug: row.space_slug,
+      title: row.title,
+      snippet: renderSnippet(row.headline),
+      score: scores.get(`${row.type}:${row.id}`)!,
+    }));
+    return { items, total: total ?? items.length };
+  }
+}

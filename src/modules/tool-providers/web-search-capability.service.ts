@@ -1,0 +1,358 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { EntityManager, Repository } from 'typeorm';
+import type { Actor } from '../../common/auth/actor';
+import { NotFound } from '../../common/errors/domain-error';
+import type { SpaceRef } from '../../common/permissions/space-access.port';
+import { APP_CONFIG, AppConfig } from '../../config/app.config';
+import { TransactionRunner } from '../../database/transaction-runner';
+import { AuditService } from '../../platform/audit/audit.service';
+import { WebSearchBindingResponse } from './dto/web-search.dto';
+import { CredentialsService } from './credentials.service';
+import { CapabilityBinding } from './entities/capability-binding.entity';
+import { ProviderTool } from './entities/provider-tool.entity';
+import { ToolProvider } from './entities/tool-provider.entity';
+import { SpawnSpec, specVersion } from './mcp-process';
+import { McpSessionPool } from './mcp-session-pool';
+import { WEB_SEARCH } from './provider-config';
+import { ProviderRuntime } from './provider-runtime.service';
+import { AVAILABLE, SpaceToolsService } from './space-tools.service';
+import { SpaceToolEnablement } from './entities/space-tool-enablement.entity';
+import { ToolGrantsService } from './tool-grants.service';
+import { CapabilityNotReady, InvalidToolConfig, ProviderFailed } from './tool-providers.errors';
+import { namespacedName } from './tool-providers.mapper';
+
+/** The space's bound web_search tool, ready to call. */
+export interface ReadyWebSearch {
+  bindingId: string;
+  providerId: string;
+  providerToolId: string;
+  namespacedName: string;
+}
+
+/** How long a passed health probe vouches for a provider's session in `requireReady`. */
+const PROBE_REUSE_MS = 30_000;
+
+interface Bound {
+  binding: CapabilityBinding;
+  tool: ProviderTool;
+  provider: ToolProvider;
+  /** Under the space tool availability rule, now. */
+  available: boolean;
+}
+
+interface Readiness {
+  bound: Bound | null;
+  errors: string[];
+  checkedAt: Date | null;
+  spec?: SpawnSpec | null;
+}
+
+/** What requireReady found, kept for the call that follows it so that the call need not read it again. */
+interface Readied {
+  providerToolId: string;
+  toolName: string;
+  spec: SpawnSpec;
+  at: number;
+}
+
+/** How long a requireReady result stands in for the call's own lookup. */
+const READIED_REUSE_MS = 5_000;
+
+/**
+ * The web_search capability of a space: its one binding, the fail-closed
+ * readiness check, and calls to the bound tool through the provider's
+ * warm session.
+ */
+@Injectable()
+export class WebSearchCapabilityService {
+  /** Provider id -> the last passed probe, for the spec version it ran against. */
+  private readonly probes = new Map<string, { version: string; at: number }>();
+  /** Binding id -> what the last requireReady found, consumed by the next call. */
+  private readonly readied = new Map<string, Readied>();
+
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @InjectRepository(CapabilityBinding) private readonly bindings: Repository<CapabilityBinding>,
+    private readonly tx: TransactionRunner,
+    private readonly audit: AuditService,
+    private readonly runtime: ProviderRuntime,
+    private readonly spaceTools: SpaceToolsService,
+    private readonly sessions: McpSessionPool,
+    private readonly grants: ToolGrantsService,
+    private readonly credentials: CredentialsService,
+  ) {}
+
+  /** The binding and every reason it fails closed, with a live health probe. */
+  async get(spaceId: string): Promise<WebSearchBindingResponse> {
+    return this.response(await this.readiness(spaceId, false));
+  }
+
+  async put(actor: Actor, space: SpaceRef, providerToolId: string): Promise<WebSearchBindingResponse> {
+    await this.tx.run(async (em) => {
+      const tool = await em.getRepository(ProviderTool).findOneBy({ id: providerToolId });
+      if (!tool) throw new NotFound('provider tool', providerToolId);
+      if (tool.capabilityId !== WEB_SEARCH) {
+        throw InvalidToolConfig.field(
+          'provider_tool_id',
+          "provider_tool_id names a tool without capability_id web_search (set it in the provider's tool_overrides).",
+        );
+      }
+      if (tool.capabilityCompatible !== true) {
+        throw InvalidToolConfig.field(
+          'provider_tool_id',
+          `provider_tool_id names a tool that is not web_search compatible: ${tool.capabilityValidationError}.`,
+        );
+      }
+      if (!(await this.spaceTools.isAvailable(space.id, tool.id, em))) {
+        throw InvalidToolConfig.field(
+          'provider_tool_id',
+          'provider_tool_id names a tool that is not available in this space: its provider must be active and enabled for the space, and the tool enabled, read-only and allowlisted.',
+        );
+      }
+      const current = await this.find(em, space.id, true);
+      if (current?.providerToolId === tool.id) return;
+      if (current) await this.remove(em, current);
+      const binding = await em.getRepository(CapabilityBinding).save(
+        em.getRepository(CapabilityBinding).create({
+          spaceId: space.id,
+          capabilityId: WEB_SEARCH,
+          providerToolId: tool.id,
+          providerId: tool.providerId,
+          createdBy: actor.userId,
+        }),
+      );
+      await this.audit.record(em, actor, {
+        action: 'space.web_search_bound',
+        resourceType: 'capability_binding',
+        resourceId: binding.id,
+        spaceId: space.id,
+        details: { provider_tool_id: tool.id, replaced_binding_id: current?.id ?? null },
+      });
+    });
+    return this.get(space.id);
+  }
+
+  async delete(actor: Actor, space: SpaceRef): Promise<void> {
+    await this.tx.run(async (em) => {
+      const current = await this.find(em, space.id, true);
+      if (!current) throw new NotFound('web_search binding');
+      const revoked = await this.remove(em, current);
+      await this.audit.record(em, actor, {
+        action: 'space.web_search_unbound',
+        resourceType: 'capability_binding',
+        resourceId: current.id,
+        spaceId: space.id,
+        details: { grants_revoked: revoked },
+      });
+    });
+  }
+
+  /** The space's bound web_search tool when healthy; otherwise a DomainError (409) whose detail lists the readiness errors. */
+  async requireReady(spaceId: string): Promise<ReadyWebSearch> {
+    const { bound, errors, spec } = await this.readiness(spaceId, true);
+    if (!bound || !spec || errors.length) throw new CapabilityNotReady(errors);
+    this.readied.set(bound.binding.id, {
+      providerToolId: bound.tool.id,
+      toolName: bound.tool.toolName,
+      spec,
+      at: Date.now(),
+    });
+    return {
+      bindingId: bound.binding.id,
+      providerId: bound.provider.id,
+      providerToolId: bound.tool.id,
+      namespacedName: namespacedName(bound.provider.slug, bound.tool.toolName),
+    };
+  }
+
+  /** Calls the bound tool with {query, max_results}; answers the tool's parsed JSON output (structuredContent, or the JSON text content). Throws a DomainError 502 on tool error/timeout/oversize. */
+  async call(ready: ReadyWebSearch, args: { query: string; max_results: number }): Promise<unknown> {
+    const { toolName, spec } = await this.target(ready);
+    const timeout = this.config.toolProviders.callTimeoutMs;
+    try {
+      const session = await this.sessions.session(spec, timeout);
+      const result = await session.callTool(
+        toolName,
+        { query: args.query, max_results: args.max_results },
+        timeout,
+      );
+      if (result.isError) {
+        throw new ProviderFailed(
+          `The web_search tool reported an error: ${session.sanitize(firstText(result.content) ?? 'no detail')}`,
+        );
+      }
+      return parseOutput(result);
+    } catch (error) {
+      if (error instanceof ProviderFailed) this.probes.delete(ready.providerId);
+      throw error;
+    }
+  }
+
+  /** The tool and spawn spec to call: what requireReady just found, else read again (and checked again). */
+  private async target(ready: ReadyWebSearch): Promise<{ toolName: string; spec: SpawnSpec }> {
+    const readied = this.readied.get(ready.bindingId);
+    this.readied.delete(ready.bindingId);
+    if (
+      readied &&
+      readied.providerToolId === ready.providerToolId &&
+      Date.now() - readied.at < READIED_REUSE_MS
+    ) {
+      return readied;
+    }
+    const tool = await this.bindings.manager
+      .getRepository(ProviderTool)
+      .createQueryBuilder('t')
+      .innerJoinAndSelect('t.provider', 'p')
+      .leftJoinAndSelect('p.credential', 'c')
+      .addSelect('c.secretSealed')
+      .where('t.id = :toolId AND t.providerId = :providerId', {
+        toolId: ready.providerToolId,
+        providerId: ready.providerId,
+      })
+      .getOne();
+    const provider = tool?.provider;
+    if (!tool || !provider) throw new CapabilityNotReady(['no_binding: the bound tool no longer exists']);
+    const credential = provider.credential ? this.credentials.unseal(provider.credential) : null;
+    // A missing executable shows as the spawn's own 502 when a session has to start.
+    const { spec, problems } = await this.runtime.prepare(
+      provider,
+      this.bindings.manager,
+      'skip',
+      credential,
+    );
+    if (!spec || problems.length)
+      throw new CapabilityNotReady(problems.map((p) => `${p.code}: ${p.message}`));
+    return { toolName: tool.toolName, spec };
+  }
+
+  /** `cached`: before a call (a recent passed probe and executable lookup are reused); else all live. */
+  private async readiness(spaceId: string, cached: boolean): Promise<Readiness> {
+    const em = this.bindings.manager;
+    const bound = await this.findBound(em, spaceId);
+    if (!bound)
+      return {
+        bound: null,
+        errors: ['no_binding: no web_search tool is bound in this space'],
+        checkedAt: null,
+      };
+    const { tool, provider } = bound;
+    const errors: string[] = [];
+    const credential = provider.credential ? this.credentials.unseal(provider.credential) : null;
+    const { spec, problems } = await this.runtime.prepare(
+      provider,
+      em,
+      cached ? 'cached' : 'fresh',
+      credential,
+    );
+    errors.push(...problems.map((p) => `${p.code}: ${p.message}`));
+    if (provider.lastError !== null)
+      errors.push(`discovery_failed: the last discovery failed: ${provider.lastError}`);
+    if (tool.capabilityId !== WEB_SEARCH || tool.capabilityCompatible !== true) {
+      errors.push(
+        `incompatible_schema: the bound tool is not web_search compatible: ${tool.capabilityValidationError ?? 'capability_id is not web_search'}`,
+      );
+    }
+    if (!bound.available) {
+      errors.push(
+        'tool_unavailable: the bound tool is not available in this space (provider enablement, tool enablement or allowlist)',
+      );
+    }
+    let checkedAt: Date | null = null;
+    // A process that cannot start for a reason listed above is not probed.
+    if (spec && !problems.length) {
+      checkedAt = new Date();
+      const probeError = await this.probe(spec, tool.toolName, cached);
+      if (probeError) errors.push(`health_probe_failed: ${probeError}`);
+    }
+    return { bound, errors, checkedAt, spec };
+  }
+
+  /** Lists the provider's tools on its warm session; null when healthy, else why not. */
+  private async probe(spec: SpawnSpec, toolName: string, reuse: boolean): Promise<string | null> {
+    const version = specVersion(spec);
+    const last = this.probes.get(spec.providerId);
+    if (reuse && last && last.version === version && Date.now() - last.at < PROBE_REUSE_MS) return null;
+    const timeout = this.config.toolProviders.healthTimeoutMs;
+    try {
+      const session = await this.sessions.session(spec, timeout);
+      const tools = await session.listAllTools(timeout);
+      if (!tools.some((t) => t.name === toolName)) {
+        this.probes.delete(spec.providerId);
+        return `the provider no longer lists ${toolName}`;
+      }
+      this.probes.set(spec.providerId, { version, at: Date.now() });
+      return null;
+    } catch (error) {
+      this.probes.delete(spec.providerId);
+      if (error instanceof ProviderFailed) return error.reason;
+      throw error;
+    }
+  }
+
+  private find(em: EntityManager, spaceId: string, lock = false): Promise<CapabilityBinding | null> {
+    return em.getRepository(CapabilityBinding).findOne({
+      where: { spaceId, capabilityId: WEB_SEARCH },
+      ...(lock ? { lock: { mode: 'pessimistic_write' as const } } : {}),
+    });
+  }
+
+  /** The binding with its tool and provider, and whether the tool is available in the space: one query. */
+  private async findBound(em: EntityManager, spaceId: string): Promise<Bound | null> {
+    const { entities, raw } = await em
+      .getRepository(CapabilityBinding)
+      .createQueryBuilder('b')
+      .innerJoinAndSelect('b.providerTool', 't')
+      .innerJoinAndSelect('b.provider', 'p')
+      .leftJoinAndSelect('p.credential', 'c')
+      .addSelect('c.secretSealed')
+      .leftJoin(SpaceToolEnablement, 'e', 'e.providerId = b.providerId AND e.spaceId = b.spaceId')
+      .addSelect(`COALESCE(${AVAILABLE}, false)`, 'available')
+      .where('b.spaceId = :spaceId AND b.capabilityId = :capability', { spaceId, capability: WEB_SEARCH })
+      .getRawAndEntities<{ available: boolean }>();
+    const [binding] = entities;
+    if (!binding?.providerTool || !binding.provider) return null;
+    return { binding, tool: binding.providerTool, provider: binding.provider, available: raw[0].available };
+  }
+
+  /** Deletes a binding and revokes its grants; answers how many were revoked. */
+  private async remove(em: EntityManager, binding: CapabilityBinding): Promise<number> {
+    const revoked = await this.grants.revokeForBinding(em, binding.id);
+    await em.getRepository(CapabilityBinding).delete(binding.id);
+    return revoked;
+  }
+
+  private response(readiness: Readiness): WebSearchBindingResponse {
+    const { bound, errors, checkedAt } = readiness;
+    return {
+      capability_id: WEB_SEARCH,
+      binding_id: bound?.binding.id ?? null,
+      provider_tool_id: bound?.tool.id ?? null,
+      provider_id: bound?.provider.id ?? null,
+      namespaced_name: bound ? namespacedName(bound.provider.slug, bound.tool.toolName) : null,
+      healthy: errors.length === 0,
+      readiness_errors: errors,
+      checked_at: checkedAt,
+      created_at: bound?.binding.createdAt ?? null,
+    };
+  }
+}
+
+function firstText(content: unknown): string | null {
+  if (!Array.isArray(content)) return null;
+  const text = content.find((c: { type?: unknown }) => c?.type === 'text') as { text?: unknown } | undefined;
+  return typeof text?.text === 'string' ? text.text : null;
+}
+
+/** structuredContent when the tool gave it, else its first text content read as JSON. */
+function parseOutput(result: { structuredContent?: unknown; content?: unknown }): unknown {
+  if (result.structuredContent !== undefined && result.structuredContent !== null)
+    return result.structuredContent;
+  const text = firstText(result.content);
+  if (text === null) throw new ProviderFailed('The web_search tool answered no JSON output.');
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    throw new ProviderFailed('The web_search tool answered text that is not JSON.');
+  }
+}
