@@ -16,7 +16,7 @@ import {
 } from '../support/factories';
 
 const API = '/api/v1.0';
-// More than the real[] path's exact-rerank pool (400); HNSW inserts in WASM are slow, so fewer on the embedded database.
+// Past the memory index's first growth (1,024 slots); HNSW inserts in WASM are slow, so fewer on the embedded database.
 const BULK = embeddedRun ? 500 : 1200;
 
 describe('the semantic index, kept fresh by product and standards-page events (local provider)', () => {
@@ -163,7 +163,7 @@ describe('the semantic index, kept fresh by product and standards-page events (l
     );
   });
 
-  it('finds nearly the same nearest items as an exact scan when many candidates remain, on an index', async () => {
+  it('finds the same nearest items as an exact scan without pgvector, nearly the same on its HNSW index', async () => {
     const big = await createSpace(t.http, owner);
     const words =
       'orders revenue invoice payment churn campaign warehouse stock supplier payroll audit consent sensor turbine forecast ledger'.split(
@@ -188,49 +188,41 @@ describe('the semantic index, kept fresh by product and standards-page events (l
     for (const query of ['orders invoice payment', 'turbine sensor forecast', 'payroll audit consent']) {
       const vector = (await index.embedQuery(query))!;
       const exact = stored
-        .map((row) => ({
-          id: row.item_id,
-          score: row.embedding.reduce((sum, x, i) => sum + x * vector[i], 0),
-        }))
-        .sort((a, b) => b.score - a.score)
+        .map((row) => row.embedding.reduce((sum, x, i) => sum + x * vector[i], 0))
+        .sort((a, b) => b - a)
         .slice(0, 10);
       const hits = await index.nearest({ vector, types: ['product'], spaceIds: [big.id], limit: 10 });
       expect(hits).toHaveLength(10);
-      expect(hits[0].score).toBeCloseTo(exact[0].score, 4);
-      // By score, not id: many bulk products tie (same words, numbered names).
-      found += hits.filter((hit) => hit.score >= exact[9].score - 1e-4).length;
+      if (embeddedRun) {
+        // HNSW is approximate: the best hit is among the exact best three.
+        expect(hits[0].score).toBeGreaterThanOrEqual(exact[2] - 1e-6);
+      } else {
+        // By score, not id: many bulk products tie (same words, numbered names).
+        hits.forEach((hit, i) => expect(hit.score).toBeCloseTo(exact[i], 6));
+      }
+      found += hits.filter((hit) => hit.score >= exact[9] - 1e-4).length;
     }
-    expect(found / 30).toBeGreaterThanOrEqual(0.8);
+    expect(found / 30).toBeGreaterThanOrEqual(embeddedRun ? 0.8 : 1);
 
-    // The query can run on the index built for it (HNSW with pgvector, the covering signature index without).
-    // Embedded first: the embedded database holds other sessions' statements while this one is in a transaction.
+    if (!embeddedRun) return;
+    // On the embedded database the query runs on the HNSW index built for it.
     const vector = `[${(await index.embedQuery('orders'))!.join(',')}]`;
     const client = new Client({ connectionString: workerDatabaseUrl() });
     await client.connect();
     try {
-      // As autovacuum would: the visibility map lets the signature ranking read the index alone.
       await client.query('VACUUM ANALYZE item_embeddings');
       await client.query('BEGIN');
       // Few rows make a sort cheaper than any index: rule the alternatives out to see that the index serves the query.
       await client.query('SET LOCAL enable_seqscan = off');
       await client.query('SET LOCAL enable_bitmapscan = off');
-      if (embeddedRun) await client.query('SET LOCAL enable_sort = off');
-      const plan = embeddedRun
-        ? await client.query(
-            `EXPLAIN SELECT item_id FROM item_embeddings e WHERE e.dimensions = 384 AND e.item_type = ANY($1::text[])
-              ORDER BY (e.embedding::vector(384)) <=> $2::vector(384) LIMIT 10`,
-            [['product'], vector],
-          )
-        : await client.query(
-            `EXPLAIN SELECT e.item_id FROM item_embeddings e
-              WHERE e.dimensions = 384 AND e.item_type = ANY($1::text[]) AND e.space_id = ANY($2::uuid[])
-              ORDER BY bit_count(e.signature & $3::bit varying) DESC LIMIT 400`,
-            [['product'], [big.id], '0'.repeat(768)],
-          );
-      const text = plan.rows.map((r: Record<string, string>) => r['QUERY PLAN']).join('\n');
-      expect(text).toContain(
-        embeddedRun ? 'item_embeddings_hnsw_384' : 'Index Only Scan using item_embeddings_',
+      await client.query('SET LOCAL enable_sort = off');
+      const plan = await client.query(
+        `EXPLAIN SELECT item_id FROM item_embeddings e WHERE e.dimensions = 384 AND e.item_type = ANY($1::text[])
+          ORDER BY (e.embedding::vector(384)) <=> $2::vector(384) LIMIT 10`,
+        [['product'], vector],
       );
+      const text = plan.rows.map((r: Record<string, string>) => r['QUERY PLAN']).join('\n');
+      expect(text).toContain('item_embeddings_hnsw_384');
       await client.query('ROLLBACK');
     } finally {
       await client.end();

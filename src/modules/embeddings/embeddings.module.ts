@@ -9,6 +9,7 @@ import { EmbedderService } from './providers/embedder.service';
 import { ReindexService } from './reindex.service';
 import { SemanticIndexService } from './semantic-index.service';
 import { SemanticIndexer } from './semantic-indexer.service';
+import { VectorCache } from './vector-cache';
 import { VectorStore } from './vector-store';
 
 /**
@@ -20,6 +21,7 @@ import { VectorStore } from './vector-store';
   imports: [TypeOrmModule.forFeature([EmbeddingConfig, ItemEmbedding, EmbeddingReindexRun])],
   controllers: [EmbeddingConfigController],
   providers: [
+    VectorCache,
     VectorStore,
     EmbedderService,
     EmbeddingConfigService,

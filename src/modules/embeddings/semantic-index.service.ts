@@ -1,9 +1,19 @@
 import { Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { EmbeddingConfigService } from './embedding-config.service';
+import type { EffectiveEmbeddingConfig } from './embedding-config.types';
 import { EmbedderService } from './providers/embedder.service';
 import { VectorStore } from './vector-store';
 
-export type SemanticItemType = 'product' | 'standard_page';
+import type { SemanticItemType } from './entities/item-embedding.entity';
+
+export type { SemanticItemType } from './entities/item-embedding.entity';
+
+/** Where to look: among these types, in these spaces only. */
+export interface NearestItemsQuery {
+  types: SemanticItemType[];
+  spaceIds: string[] | 'all';
+  limit: number;
+}
 
 /** One nearest item; `score` is the cosine similarity, higher is better. */
 export interface SemanticHit {
@@ -24,14 +34,31 @@ export class SemanticIndexService implements OnApplicationBootstrap {
     private readonly store: VectorStore,
   ) {}
 
-  /** The HNSW index for the configured size exists before the first search (pgvector only). */
+  /** The HNSW index for the configured size exists before the first search; without pgvector, the vectors start loading. */
   async onApplicationBootstrap(): Promise<void> {
-    await this.store.ensureIndex((await this.configs.effective()).dimensions);
+    const { dimensions } = await this.configs.effective();
+    await this.store.ensureIndex(dimensions);
+    this.store.warm(dimensions);
   }
 
   /** Embeds a search query with the effective configuration; null when embeddings are disabled or the provider fails (the caller falls back to keyword). */
   async embedQuery(text: string): Promise<number[] | null> {
+    return this.embedWith(await this.configs.effective(), text);
+  }
+
+  /** Nearest items among the given spaces (never outside them), best first. */
+  async nearest(query: NearestItemsQuery & { vector: number[] }): Promise<SemanticHit[]> {
+    return this.nearestWith(await this.configs.effective(), query);
+  }
+
+  /** The nearest items to a text, with one read of the configuration; null as for embedQuery. */
+  async nearestTo(text: string, query: NearestItemsQuery): Promise<SemanticHit[] | null> {
     const config = await this.configs.effective();
+    const vector = await this.embedWith(config, text);
+    return vector ? this.nearestWith(config, { ...query, vector }) : null;
+  }
+
+  private async embedWith(config: EffectiveEmbeddingConfig, text: string): Promise<number[] | null> {
     if (!config.isEnabled) return null;
     try {
       const [vector] = await this.embedder.embed(config, [text], 'query');
@@ -42,14 +69,10 @@ export class SemanticIndexService implements OnApplicationBootstrap {
     }
   }
 
-  /** Nearest items among the given spaces (never outside them), best first. */
-  async nearest(query: {
-    vector: number[];
-    types: SemanticItemType[];
-    spaceIds: string[] | 'all';
-    limit: number;
-  }): Promise<SemanticHit[]> {
-    const config = await this.configs.effective();
+  private async nearestWith(
+    config: EffectiveEmbeddingConfig,
+    query: NearestItemsQuery & { vector: number[] },
+  ): Promise<SemanticHit[]> {
     // A vector of another size (made before a change of dimensions) never meets the index.
     if (!config.isEnabled || query.vector.length !== config.dimensions) return [];
     const rows = await this.store.nearest({ ...query, dimensions: config.dimensions });

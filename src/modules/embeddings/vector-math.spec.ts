@@ -6,7 +6,6 @@ import {
   norm,
   pgvectorLiteral,
   realArrayLiteral,
-  signatureBits,
 } from './vector-math';
 
 describe('vector helpers', () => {
@@ -38,19 +37,5 @@ describe('vector helpers', () => {
   it('writes PostgreSQL and pgvector literals', () => {
     expect(realArrayLiteral([0.5, 0, -0.25])).toBe('{0.5000000,0,-0.2500000}');
     expect(pgvectorLiteral([0.5, 0])).toBe('[0.5000000,0]');
-  });
-
-  it('sketches a vector as its positive then its negative components', () => {
-    expect(signatureBits([0.5, 0, -0.2, 0.1])).toBe('10010010');
-    const bits = (a: string, b: string) => [...a].filter((bit, i) => bit === '1' && b[i] === '1').length;
-    const binaryDot = (query: string, other: string) => {
-      const half = query.length / 2;
-      return bits(other, query) - bits(other, query.slice(half) + query.slice(0, half));
-    };
-    const query = signatureBits([0.3, -0.2, 0.5, 0, -0.1, 0.4]);
-    const near = signatureBits([0.2, -0.1, 0.6, 0, 0.1, 0.4]);
-    const far = signatureBits([-0.3, 0.2, -0.5, 0.1, 0.1, -0.4]);
-    expect(binaryDot(query, near)).toBe(3);
-    expect(binaryDot(query, far)).toBe(-5);
   });
 });

@@ -47,20 +47,3 @@ export function realArrayLiteral(vector: Vector): string {
 export function pgvectorLiteral(vector: Vector): string {
   return `[${realArrayLiteral(vector).slice(1, -1)}]`;
 }
-
-/**
- * A binary sketch of a vector, as a PostgreSQL bit string: one bit per
- * component above zero, then one per component below zero. The bits a
- * candidate shares with a query, less those it shares with the query's
- * halves swapped, is a binary dot product: it orders candidates cheaply
- * (zero components, frequent in hashed vectors, count for neither).
- */
-export function signatureBits(vector: Vector): string {
-  const positive = new Array<string>(vector.length);
-  const negative = new Array<string>(vector.length);
-  for (let i = 0; i < vector.length; i++) {
-    positive[i] = vector[i] > 0 ? '1' : '0';
-    negative[i] = vector[i] < 0 ? '1' : '0';
-  }
-  return positive.join('') + negative.join('');
-}

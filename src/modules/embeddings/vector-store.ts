@@ -1,10 +1,12 @@
 import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
-import { l2Normalize, pgvectorLiteral, realArrayLiteral, signatureBits } from './vector-math';
+import type { SemanticItemType } from './entities/item-embedding.entity';
+import { VectorCache } from './vector-cache';
+import { dot, l2Normalize, pgvectorLiteral, realArrayLiteral } from './vector-math';
 
+export type { SemanticItemType } from './entities/item-embedding.entity';
 export type VectorStoreMode = 'pgvector' | 'real_array';
-export type SemanticItemType = 'product' | 'standard_page';
 
 export interface StoredVector {
   itemId: string;
@@ -31,12 +33,10 @@ export interface NearestRow {
 
 const HNSW_PREFIX = 'item_embeddings_hnsw_';
 /**
- * Without pgvector: at least this many candidates (and 20 per result asked
- * for) get the exact cosine. Fewer candidates than that after the filters
- * means every one of them does, so small spaces are searched exactly.
+ * Without pgvector: candidates scored exactly beyond the `limit` the memory
+ * index guarantees, should many approximate scores nearly tie.
  */
-const MIN_EXACT_CANDIDATES = 400;
-const EXACT_CANDIDATES_PER_RESULT = 20;
+const EXTRA_EXACT_CANDIDATES = 200;
 /** Rows the source must still have for its vector to be written (a deleted or unpublished item is not indexed). */
 const SOURCE_EXISTS: Record<SemanticItemType, string> = {
   product: 'EXISTS (SELECT 1 FROM products p WHERE p.id = u.item_id)',
@@ -49,14 +49,18 @@ const SOURCE_EXISTS: Record<SemanticItemType, string> = {
  * over `embedding::vector(n)` per dimension count answers nearest-neighbour
  * queries; without it (PostgreSQL servers without the package), an exact
  * cosine (a dot product: vectors are unit length) over the `real[]` column,
- * on the candidates the query's filters leave (space, type, size).
+ * on candidates that an in-process index of the same vectors proposes
+ * (see VectorCache and MemoryVectorIndex): the exact best are among them.
  */
 @Injectable()
 export class VectorStore implements OnModuleInit {
   private readonly logger = new Logger(VectorStore.name);
   private detected: VectorStoreMode = 'real_array';
 
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly cache: VectorCache,
+  ) {}
 
   get mode(): VectorStoreMode {
     return this.detected;
@@ -108,6 +112,16 @@ export class VectorStore implements OnModuleInit {
     });
   }
 
+  /** Without pgvector: loads the vectors of this size into memory in the background, so the first search need not. */
+  warm(dimensions: number): void {
+    if (this.detected !== 'real_array') return;
+    this.cache.current(checkedDimensions(dimensions)).catch((error: unknown) => {
+      this.logger.warn(
+        `Loading the vectors failed: ${error instanceof Error ? error.message : String(error)}`,
+      );
+    });
+  }
+
   /** Content hashes of the stored vectors of this size, by item id. */
   async hashes(em: EntityManager, itemType: SemanticItemType, ids: string[], dimensions: number) {
     const rows = (await em.query(
@@ -132,16 +146,16 @@ export class VectorStore implements OnModuleInit {
     if (!rows.length) return;
     await em.query(
       `INSERT INTO item_embeddings
-         (item_type, item_id, space_id, dimensions, embedding, signature, content_hash, index_version,
+         (item_type, item_id, space_id, dimensions, embedding, content_hash, index_version,
           source_updated_at, embedded_at)
-       SELECT $1, u.item_id, u.space_id, $2, u.embedding::real[], u.signature::bit varying, u.content_hash, $3,
+       SELECT $1, u.item_id, u.space_id, $2, u.embedding::real[], u.content_hash, $3,
               u.source_updated_at, now()
-         FROM unnest($4::uuid[], $5::uuid[], $6::text[], $7::text[], $8::timestamptz[], $9::text[])
-           AS u(item_id, space_id, embedding, content_hash, source_updated_at, signature)
+         FROM unnest($4::uuid[], $5::uuid[], $6::text[], $7::text[], $8::timestamptz[])
+           AS u(item_id, space_id, embedding, content_hash, source_updated_at)
         WHERE ${SOURCE_EXISTS[itemType]}
        ON CONFLICT (item_type, item_id) DO UPDATE SET
          space_id = EXCLUDED.space_id, dimensions = EXCLUDED.dimensions, embedding = EXCLUDED.embedding,
-         signature = EXCLUDED.signature, content_hash = EXCLUDED.content_hash, index_version = EXCLUDED.index_version,
+         content_hash = EXCLUDED.content_hash, index_version = EXCLUDED.index_version,
          source_updated_at = EXCLUDED.source_updated_at, embedded_at = now()
        WHERE item_embeddings.source_updated_at < EXCLUDED.source_updated_at
           OR item_embeddings.content_hash <> EXCLUDED.content_hash
@@ -156,7 +170,6 @@ export class VectorStore implements OnModuleInit {
         rows.map((r) => realArrayLiteral(r.vector)),
         rows.map((r) => r.contentHash),
         rows.map((r) => r.sourceUpdatedAt),
-        rows.map((r) => signatureBits(r.vector)),
       ],
     );
   }
@@ -204,24 +217,31 @@ export class VectorStore implements OnModuleInit {
         return toRows(await em.query(sql, params));
       });
     }
-    const signature = signatureBits(vector);
-    // The same bits with the positive and negative halves swapped: where a candidate disagrees in sign.
-    const flipped = signature.slice(size) + signature.slice(0, size);
-    params.push(signature, flipped, realArrayLiteral(vector));
-    const [agree, disagree, exact] = [params.length - 2, params.length - 1, params.length];
-    const candidates = Math.max(MIN_EXACT_CANDIDATES, limit * EXACT_CANDIDATES_PER_RESULT);
-    // Ranked by sign agreement on the query's non-zero components (a binary dot product) from the
-    // covering index alone, then the exact cosine on the closest candidates.
-    const sql = `SELECT c.item_type, c.item_id, c.space_id,
-        (SELECT sum(a::float8 * b) FROM unnest(e.embedding, $${exact}::real[]) AS t(a, b)) AS score
-        FROM (SELECT e.item_type, e.item_id, e.space_id FROM item_embeddings e
-               WHERE e.dimensions = ${size} AND e.item_type = ANY($1::text[]) ${spaceFilter}
-               ORDER BY bit_count(e.signature & $${agree}::bit varying)
-                        - bit_count(e.signature & $${disagree}::bit varying) DESC, e.item_id
-               LIMIT ${candidates}) c
-        JOIN item_embeddings e ON e.item_type = c.item_type AND e.item_id = c.item_id
-       ORDER BY score DESC NULLS LAST, c.item_id LIMIT ${limit}`;
-    return toRows(await this.dataSource.query(sql, params));
+    const index = await this.cache.current(size);
+    const candidates = index.candidates({
+      vector,
+      types: query.types,
+      spaceIds: query.spaceIds,
+      limit,
+      maxCandidates: limit + EXTRA_EXACT_CANDIDATES,
+    });
+    if (!candidates.length) return [];
+    params.push(
+      candidates.map((c) => c.type),
+      candidates.map((c) => c.id),
+    );
+    // The filters again: the memory may trail a change of space by one read.
+    const rows = (await this.dataSource.query(
+      `SELECT e.item_type, e.item_id, e.space_id, e.embedding
+         FROM unnest($${params.length - 1}::text[], $${params.length}::uuid[]) AS c(item_type, item_id)
+         JOIN item_embeddings e ON e.item_type = c.item_type AND e.item_id = c.item_id
+        WHERE e.dimensions = ${size} AND e.item_type = ANY($1::text[]) ${spaceFilter}`,
+      params,
+    )) as Array<Omit<NearestRow, 'score'> & { embedding: number[] }>;
+    return rows
+      .map(({ embedding, ...row }) => ({ ...row, score: dot(embedding, vector) }))
+      .sort((a, b) => b.score - a.score || (a.item_id < b.item_id ? -1 : 1))
+      .slice(0, limit);
   }
 }
 

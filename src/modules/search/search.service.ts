@@ -79,18 +79,14 @@ export class SearchService {
   ): Promise<SearchHit[] | null> {
     const semanticTypes = SEMANTIC_TYPES.filter((type) => types.includes(type));
     if (!semanticTypes.length) return [];
-    const [vector, spaceIds] = await Promise.all([
-      this.semanticIndex.embedQuery(text),
-      scope.spaceId
-        ? [scope.spaceId]
-        : scope.isSuperadmin
-          ? ('all' as const)
-          : this.queries.memberSpaceIds(scope.userId),
-    ]);
-    if (!vector) return null;
+    const spaceIds = scope.spaceId
+      ? [scope.spaceId]
+      : scope.isSuperadmin
+        ? ('all' as const)
+        : await this.queries.memberSpaceIds(scope.userId);
     if (!spaceIds.length) return [];
-    const hits = await this.semanticIndex.nearest({ vector, types: semanticTypes, spaceIds, limit });
-    return hits.map(({ type, id, score }) => ({ type, id, score }));
+    const hits = await this.semanticIndex.nearestTo(text, { types: semanticTypes, spaceIds, limit });
+    return hits?.map(({ type, id, score }) => ({ type, id, score })) ?? null;
   }
 
   private async answer(

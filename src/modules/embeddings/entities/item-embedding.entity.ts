@@ -2,6 +2,7 @@ import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn } from 'typ
 import { Space } from '../../spaces/entities/space.entity';
 
 export const SEMANTIC_ITEM_TYPES = ['product', 'standard_page'] as const;
+export type SemanticItemType = (typeof SEMANTIC_ITEM_TYPES)[number];
 
 /**
  * The vector of one searchable item. The vector is stored as `real[]`
@@ -11,11 +12,8 @@ export const SEMANTIC_ITEM_TYPES = ['product', 'standard_page'] as const;
  * live outside this entity (see vector-store.ts).
  */
 @Entity('item_embeddings')
-// The candidates of a search without pgvector: filtered by space, type and size, ranked by
-// signature from the index alone (they INCLUDE item_id and signature: raw SQL in the migration);
-// the second serves a search over every space.
-@Index('item_embeddings_space_type_idx', { synchronize: false })
-@Index('item_embeddings_type_dimensions_idx', { synchronize: false })
+@Index('item_embeddings_type_dimensions_idx', ['itemType', 'dimensions'])
+@Index('item_embeddings_space_type_idx', ['spaceId', 'itemType', 'dimensions'])
 export class ItemEmbedding {
   @PrimaryColumn('text')
   itemType: string;
@@ -32,14 +30,6 @@ export class ItemEmbedding {
   @Column('real', { array: true })
   embedding: number[];
 
-  /**
-   * Bits 1..n: the components above zero; bits n+1..2n: those below. The
-   * Hamming distance of two signatures narrows candidates before the exact
-   * cosine (see vector-store.ts).
-   */
-  @Column('bit varying')
-  signature: string;
-
   /** sha256 of the embedder (provider, model, dimensions) and the text: unchanged items are not re-embedded. */
   @Column('text')
   contentHash: string;
@@ -53,6 +43,11 @@ export class ItemEmbedding {
 
   @Column('timestamptz', { default: () => 'now()' })
   embeddedAt: Date;
+
+  /** The id of the transaction that last wrote the row, set by a trigger (see vector-cache.ts). */
+  @Index('item_embeddings_written_xid_idx')
+  @Column({ type: 'bigint', select: false, insert: false, update: false })
+  writtenXid: string;
 
   @ManyToOne(() => Space, { onDelete: 'CASCADE' })
   @JoinColumn({ name: 'space_id', foreignKeyConstraintName: 'item_embeddings_space_fk' })
