@@ -82,6 +82,22 @@ describe('the in-memory vector copy (PostgreSQL without pgvector)', () => {
     expect(await nearestIds('volcanic ash', [space.id, other.id])).toEqual([]);
   });
 
+  it('reads a large change in pages', async () => {
+    const space = await createSpace(t.http, owner);
+    const cache = t.app.get(VectorCache);
+    const vector = (await index.embedQuery('seismic station'))!;
+    const before = (await cache.current(vector.length)).size;
+    // One transaction, one transaction id: the pages are cut within it, by item.
+    await writer.query(
+      `INSERT INTO item_embeddings (item_type, item_id, space_id, dimensions, embedding, content_hash, index_version, source_updated_at)
+       SELECT 'product', gen_random_uuid(), $1, $2, $3::real[], 'test', 'v1', now() FROM generate_series(1, 5001)`,
+      [space.id, vector.length, realArrayLiteral(vector)],
+    );
+    expect((await cache.current(vector.length)).size).toBe(before + 5_001);
+    const hits = await index.nearest({ vector, types: ['product'], spaceIds: [space.id], limit: 3 });
+    expect(hits.map((hit) => hit.score)).toEqual([1, 1, 1].map((one) => expect.closeTo(one, 5)));
+  });
+
   it('keeps removals a day, then purges them', async () => {
     const space = await createSpace(t.http, owner);
     const id = randomUUID();

@@ -15,7 +15,7 @@ export class ItemEmbeddingChanges1796400000001 implements MigrationInterface {
     await queryRunner.query(`ALTER TABLE "item_embeddings" ADD "written_xid" bigint NOT NULL DEFAULT 0`);
     await queryRunner.query(`ALTER TABLE "item_embeddings" ALTER COLUMN "written_xid" DROP DEFAULT`);
     await queryRunner.query(
-      `CREATE INDEX "item_embeddings_written_xid_idx" ON "item_embeddings" ("written_xid") `,
+      `CREATE INDEX "item_embeddings_written_xid_idx" ON "item_embeddings" ("written_xid", "item_type", "item_id") `,
     );
     await queryRunner.query(`
       CREATE FUNCTION item_embeddings_stamp() RETURNS trigger LANGUAGE plpgsql AS $$

@@ -4,24 +4,33 @@ import { DataSource } from 'typeorm';
 import { JobRunner } from '../../platform/jobs/job-runner.service';
 import type { SemanticItemType } from './entities/item-embedding.entity';
 import { MemoryVectorIndex } from './memory-vector-index';
+import { decodeRealArray } from './vector-math';
 
-const LOAD_BATCH = 5_000;
+/** Rows read per statement: a load, or a large change, keeps bounded memory. */
+const PAGE = 5_000;
 /** A process that has not followed the changes for this long reloads whole: older removals are purged. */
 const MAX_FOLLOW_GAP_MS = 12 * 3_600_000;
 const PURGE_JOB = 'embeddings.purge-removals';
 
-interface VectorRow {
+interface WrittenRow {
   item_type: SemanticItemType;
   item_id: string;
   space_id: string;
-  dimensions: number;
-  embedding: number[];
+  /** `array_send(embedding)`: the binary form parses far faster than the text form of a real[]. */
+  embedding: Buffer;
+  written_xid: string;
 }
 
-interface ChangeRow extends VectorRow {
-  removed: boolean;
-  horizon: string | null;
+interface ChangeRow extends WrittenRow {
+  kind: 'removed' | 'written' | 'horizon';
 }
+
+/** Rows written at or after a transaction id, in keyset order (the written_xid index serves it). */
+// Qualified names in ORDER BY: a bare `written_xid` would name the text output column and sort by text.
+const WRITTEN_SINCE = `SELECT e.item_type, e.item_id, e.space_id, array_send(e.embedding) AS embedding,
+       e.written_xid::text AS written_xid
+  FROM item_embeddings e WHERE (e.written_xid, e.item_type, e.item_id) > ($1::bigint, $2::text, $3::uuid)
+ ORDER BY e.written_xid, e.item_type, e.item_id LIMIT ${PAGE}`;
 
 /**
  * The item vectors of the configured size in process memory, for nearest
@@ -103,23 +112,11 @@ export class VectorCache implements OnModuleInit {
       `SELECT pg_snapshot_xmin(pg_current_snapshot())::text AS horizon`,
     )) as { horizon: string }[];
     const index = new MemoryVectorIndex(dimensions);
-    // Keyset batches keep the memory of a load bounded; rows written meanwhile come with the first change read.
-    let after: [string, string] = ['', '00000000-0000-0000-0000-000000000000'];
-    for (;;) {
-      const rows = (await this.dataSource.query(
-        `SELECT item_type, item_id, space_id, dimensions, embedding FROM item_embeddings
-          WHERE dimensions = $1 AND (item_type, item_id) > ($2, $3::uuid)
-          ORDER BY item_type, item_id LIMIT ${LOAD_BATCH}`,
-        [dimensions, ...after],
-      )) as VectorRow[];
-      for (const row of rows) index.upsert(row.item_type, row.item_id, row.space_id, row.embedding);
-      if (rows.length < LOAD_BATCH) break;
-      const last = rows[rows.length - 1];
-      after = [last.item_type, last.item_id];
-    }
+    await this.readWritten(index, ['-1', '', '00000000-0000-0000-0000-000000000000']);
     this.index = index;
     this.horizon = horizon;
     this.followedAt = startedAt;
+    // Rows written while the pages were read.
     await this.follow();
     return index;
   }
@@ -128,25 +125,47 @@ export class VectorCache implements OnModuleInit {
     const index = this.index;
     if (!index) return;
     const startedAt = Date.now();
-    // One statement, one snapshot: the removals, then the rows as they are now, then the next horizon.
+    // One statement, one snapshot: the removals, the first page of rows written, the next horizon.
     const rows = (await this.dataSource.query(
-      `SELECT true AS removed, item_type, item_id, NULL::uuid AS space_id, NULL::int AS dimensions,
-              NULL::real[] AS embedding, NULL AS horizon
+      `SELECT 'removed' AS kind, item_type, item_id, NULL::uuid AS space_id, NULL::bytea AS embedding,
+              NULL::text AS written_xid
          FROM item_embedding_removals WHERE removed_xid >= $1::bigint
        UNION ALL
-       SELECT false, item_type, item_id, space_id, dimensions, embedding, NULL
-         FROM item_embeddings WHERE written_xid >= $1::bigint
+       (SELECT 'written', e.item_type, e.item_id, e.space_id, array_send(e.embedding), e.written_xid::text
+          FROM item_embeddings e WHERE e.written_xid >= $1::bigint
+         ORDER BY e.written_xid, e.item_type, e.item_id LIMIT ${PAGE})
        UNION ALL
-       SELECT NULL, NULL, NULL, NULL, NULL, NULL, pg_snapshot_xmin(pg_current_snapshot())::text`,
+       SELECT 'horizon', NULL, NULL, NULL, NULL, pg_snapshot_xmin(pg_current_snapshot())::text`,
       [this.horizon],
     )) as ChangeRow[];
-    for (const row of rows) {
-      if (row.horizon !== null) this.horizon = row.horizon;
-      else if (row.removed) index.remove(row.item_type, row.item_id);
+    // Removals first: a row removed, then written again, is written as it is now.
+    for (const row of rows) if (row.kind === 'removed') index.remove(row.item_type, row.item_id);
+    const written = rows.filter((row) => row.kind === 'written');
+    this.apply(index, written);
+    if (written.length === PAGE) {
+      const last = written[written.length - 1];
+      await this.readWritten(index, [last.written_xid, last.item_type, last.item_id]);
     }
-    for (const row of rows) {
-      if (row.removed === false) index.upsert(row.item_type, row.item_id, row.space_id, row.embedding);
-    }
+    // A load that replaced the index meanwhile keeps its own horizon.
+    if (this.index !== index) return;
+    this.horizon = rows.find((row) => row.kind === 'horizon')!.written_xid;
     this.followedAt = startedAt;
+  }
+
+  /** Pages through the rows written after a keyset position; rows rewritten meanwhile move ahead and come again. */
+  private async readWritten(index: MemoryVectorIndex, after: [string, string, string]): Promise<void> {
+    for (;;) {
+      const rows = (await this.dataSource.query(WRITTEN_SINCE, after)) as WrittenRow[];
+      this.apply(index, rows);
+      if (rows.length < PAGE) return;
+      const last = rows[rows.length - 1];
+      after = [last.written_xid, last.item_type, last.item_id];
+    }
+  }
+
+  private apply(index: MemoryVectorIndex, rows: WrittenRow[]): void {
+    for (const row of rows) {
+      index.upsert(row.item_type, row.item_id, row.space_id, decodeRealArray(row.embedding));
+    }
   }
 }

@@ -6,6 +6,7 @@ import {
   norm,
   pgvectorLiteral,
   realArrayLiteral,
+  decodeRealArray,
 } from './vector-math';
 
 describe('vector helpers', () => {
@@ -37,5 +38,22 @@ describe('vector helpers', () => {
   it('writes PostgreSQL and pgvector literals', () => {
     expect(realArrayLiteral([0.5, 0, -0.25])).toBe('{0.5000000,0,-0.2500000}');
     expect(pgvectorLiteral([0.5, 0])).toBe('[0.5000000,0]');
+  });
+
+  it('reads the binary form of a real[] (array_send)', () => {
+    const values = [0.5, -0.25, 0, 3];
+    const bytes = Buffer.alloc(20 + values.length * 8);
+    bytes.writeInt32BE(1, 0);
+    bytes.writeInt32BE(0, 4);
+    bytes.writeInt32BE(700, 8);
+    bytes.writeInt32BE(values.length, 12);
+    bytes.writeInt32BE(1, 16);
+    values.forEach((value, i) => {
+      bytes.writeInt32BE(4, 20 + i * 8);
+      bytes.writeFloatBE(value, 24 + i * 8);
+    });
+    expect([...decodeRealArray(bytes)]).toEqual(values);
+    expect(decodeRealArray(Buffer.from([0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 188]))).toHaveLength(0);
+    expect(() => decodeRealArray(Buffer.from([0, 0, 0, 2]))).toThrow(/one-dimensional/);
   });
 });

@@ -47,3 +47,28 @@ export function realArrayLiteral(vector: Vector): string {
 export function pgvectorLiteral(vector: Vector): string {
   return `[${realArrayLiteral(vector).slice(1, -1)}]`;
 }
+
+/**
+ * A `real[]` in PostgreSQL's binary array format (`array_send`), read
+ * without the text parser: dimensions, null flag, element type, then per
+ * dimension its length and lower bound, then per element its byte length
+ * and the big-endian float4. Nulls read as 0 (stored vectors have none).
+ */
+export function decodeRealArray(bytes: Uint8Array): Float32Array {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const dimensionCount = view.getInt32(0);
+  if (dimensionCount === 0) return new Float32Array(0);
+  if (dimensionCount !== 1)
+    throw new Error(`Expected a one-dimensional array, got ${dimensionCount} dimensions.`);
+  const length = view.getInt32(12);
+  const out = new Float32Array(length);
+  let offset = 20;
+  for (let i = 0; i < length; i++) {
+    const size = view.getInt32(offset);
+    offset += 4;
+    if (size === -1) continue;
+    out[i] = view.getFloat32(offset);
+    offset += size;
+  }
+  return out;
+}

@@ -3,7 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import type { SemanticItemType } from './entities/item-embedding.entity';
 import { VectorCache } from './vector-cache';
-import { dot, l2Normalize, pgvectorLiteral, realArrayLiteral } from './vector-math';
+import { decodeRealArray, dot, l2Normalize, pgvectorLiteral, realArrayLiteral } from './vector-math';
 
 export type { SemanticItemType } from './entities/item-embedding.entity';
 export type VectorStoreMode = 'pgvector' | 'real_array';
@@ -232,14 +232,14 @@ export class VectorStore implements OnModuleInit {
     );
     // The filters again: the memory may trail a change of space by one read.
     const rows = (await this.dataSource.query(
-      `SELECT e.item_type, e.item_id, e.space_id, e.embedding
+      `SELECT e.item_type, e.item_id, e.space_id, array_send(e.embedding) AS embedding
          FROM unnest($${params.length - 1}::text[], $${params.length}::uuid[]) AS c(item_type, item_id)
          JOIN item_embeddings e ON e.item_type = c.item_type AND e.item_id = c.item_id
         WHERE e.dimensions = ${size} AND e.item_type = ANY($1::text[]) ${spaceFilter}`,
       params,
-    )) as Array<Omit<NearestRow, 'score'> & { embedding: number[] }>;
+    )) as Array<Omit<NearestRow, 'score'> & { embedding: Buffer }>;
     return rows
-      .map(({ embedding, ...row }) => ({ ...row, score: dot(embedding, vector) }))
+      .map(({ embedding, ...row }) => ({ ...row, score: dot(decodeRealArray(embedding), vector) }))
       .sort((a, b) => b.score - a.score || (a.item_id < b.item_id ? -1 : 1))
       .slice(0, limit);
   }

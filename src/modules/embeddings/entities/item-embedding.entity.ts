@@ -14,6 +14,8 @@ export type SemanticItemType = (typeof SEMANTIC_ITEM_TYPES)[number];
 @Entity('item_embeddings')
 @Index('item_embeddings_type_dimensions_idx', ['itemType', 'dimensions'])
 @Index('item_embeddings_space_type_idx', ['spaceId', 'itemType', 'dimensions'])
+// The changes since a transaction id, in keyset pages (see vector-cache.ts).
+@Index('item_embeddings_written_xid_idx', ['writtenXid', 'itemType', 'itemId'])
 export class ItemEmbedding {
   @PrimaryColumn('text')
   itemType: string;
@@ -45,7 +47,6 @@ export class ItemEmbedding {
   embeddedAt: Date;
 
   /** The id of the transaction that last wrote the row, set by a trigger (see vector-cache.ts). */
-  @Index('item_embeddings_written_xid_idx')
   @Column({ type: 'bigint', select: false, insert: false, update: false })
   writtenXid: string;
 
