@@ -63,7 +63,10 @@ export class EmbedderService {
   }
 
   /** Starts loading a local directory model in the background (a failed one again, with `retry`); nothing for other configurations. */
-  warm(config: Pick<EffectiveEmbeddingConfig, 'provider' | 'modelName'>, options: { retry?: boolean } = {}) {
+  warm(
+    config: Pick<EffectiveEmbeddingConfig, 'provider' | 'modelName'>,
+    options: { retry?: boolean } = {},
+  ): void {
     if (config.provider !== 'local' || isBuiltinModel(config.modelName)) return;
     // The outcome is read through runtime(); a failure is recorded there, not thrown here.
     this.localModels.warm(config.modelName, options).catch(() => undefined);

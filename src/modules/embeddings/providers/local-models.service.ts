@@ -54,6 +54,11 @@ export class LocalModelsService implements OnModuleInit {
         cause: error,
       });
     }
+    if (shape.dimensions < 8 || shape.dimensions > 2000) {
+      throw new Error(
+        `EMBEDDING_MODEL: the model "${env.model}" makes vectors of ${shape.dimensions} dimensions; 8 to 2000 are supported.`,
+      );
+    }
     if (env.dimensions !== null && env.dimensions !== shape.dimensions) {
       throw new Error(
         `EMBEDDING_DIMENSIONS is ${env.dimensions} but the model "${env.model}" makes vectors of ${shape.dimensions}.`,

@@ -26,8 +26,8 @@ export interface SafetensorsHeader {
 
 /** A JSON header larger than this is not a model we load (real ones are a few hundred bytes per tensor). */
 const MAX_HEADER_BYTES = 16 * 1024 * 1024;
-/** F16 values converted between two yields to the event loop. */
-const F16_CHUNK = 1 << 20;
+/** F16 values converted between two yields to the event loop (a few milliseconds of work). */
+const F16_CHUNK = 1 << 18;
 
 /**
  * Reads a safetensors header: an unsigned 64-bit little-endian length, then
@@ -126,12 +126,24 @@ export async function decodeValues(bytes: Uint8Array, dtype: TensorDtype): Promi
   }
   const count = bytes.byteLength / 2;
   const out = new Float32Array(count);
+  const halves = halfTable();
   for (let start = 0; start < count; start += F16_CHUNK) {
     const stop = Math.min(count, start + F16_CHUNK);
-    for (let i = start; i < stop; i++) out[i] = halfToFloat(view.getUint16(i * 2, true));
+    for (let i = start; i < stop; i++) out[i] = halves[view.getUint16(i * 2, true)];
     if (stop < count) await new Promise<void>((resolve) => setImmediate(resolve));
   }
   return out;
+}
+
+let halves: Float32Array | null = null;
+
+/** Every binary16 value as a float, indexed by its bits: one lookup per value instead of arithmetic. */
+function halfTable(): Float32Array {
+  if (!halves) {
+    halves = new Float32Array(0x10000);
+    for (let bits = 0; bits < 0x10000; bits++) halves[bits] = halfToFloat(bits);
+  }
+  return halves;
 }
 
 /** IEEE 754 binary16 to a number: sign, 5-bit exponent, 10-bit fraction (subnormals, infinities and NaN included). */

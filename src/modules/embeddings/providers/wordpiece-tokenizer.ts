@@ -9,8 +9,6 @@ export interface BertNormalizerOptions {
   lowercase: boolean;
 }
 
-const ASCII_PUNCTUATION = new Set('!"#$%&\'()*+,-./:;<=>?@[\\]^_`{|}~');
-
 /** CJK ideographs, which BERT splits into one word each. */
 const CJK_RANGES: Array<[number, number]> = [
   [0x4e00, 0x9fff],
@@ -38,16 +36,14 @@ function isControl(char: string): boolean {
   return code < 0x20 || code === 0x7f || (code > 0x7f && /\p{C}/u.test(char));
 }
 
-function isSplitSpace(char: string): boolean {
-  const code = char.charCodeAt(0);
-  if (code <= 0x7f) return code === 0x20 || (code >= 0x09 && code <= 0x0d);
-  return /\s/u.test(char);
-}
-
-function isBertPunctuation(char: string): boolean {
-  if (char.charCodeAt(0) <= 0x7f) return ASCII_PUNCTUATION.has(char);
-  return /\p{P}/u.test(char);
-}
+/** A word (a run of neither whitespace nor punctuation) or one punctuation mark: ASCII punctuation includes symbols such as `$` and `+`. */
+const WORD_OR_MARK =
+  /[^\s\p{P}\x21-\x2f\x3a-\x40\x5b-\x60\x7b-\x7e]+|[\p{P}\x21-\x2f\x3a-\x40\x5b-\x60\x7b-\x7e]/gu;
+/** Text that normalisation leaves as it is but for case: printable ASCII, tabs and line breaks (which pre-tokenisation splits on, as on spaces). */
+const PLAIN_ASCII = /^[\x20-\x7e\t\n\r]*$/;
+const SURROGATE = /[\ud800-\udfff]/;
+/** Words remembered with their pieces; the cache is emptied when full (texts repeat their words). */
+const CACHE_LIMIT = 50_000;
 
 /**
  * A WordPiece tokenizer read from a Hugging Face `tokenizer.json` with BERT
@@ -68,6 +64,8 @@ export class WordPieceTokenizer {
     /** Every id the tokenizer knows (vocabulary and added tokens): the embedding table has one row per id. */
     readonly size: number,
   ) {}
+
+  private readonly cache = new Map<string, number[]>();
 
   /** Builds the tokenizer from parsed `tokenizer.json`; refuses what it does not support, saying what. */
   static fromJson(json: unknown): WordPieceTokenizer {
@@ -114,13 +112,22 @@ export class WordPieceTokenizer {
   /** Token ids of a text, the unknown token included where a word has no pieces. */
   encode(text: string): number[] {
     const ids: number[] = [];
-    for (const word of this.preTokenize(this.normalize(text))) ids.push(...this.pieces(word));
+    for (const word of this.preTokenize(this.normalize(text))) {
+      let pieces = this.cache.get(word);
+      if (!pieces) {
+        pieces = this.pieces(word);
+        if (this.cache.size >= CACHE_LIMIT) this.cache.clear();
+        this.cache.set(word, pieces);
+      }
+      for (const id of pieces) ids.push(id);
+    }
     return ids;
   }
 
   normalize(text: string): string {
     const options = this.normalizer;
     if (!options) return text;
+    if (PLAIN_ASCII.test(text)) return options.lowercase ? text.toLowerCase() : text;
     let out = text;
     if (options.cleanText) {
       let cleaned = '';
@@ -144,36 +151,26 @@ export class WordPieceTokenizer {
 
   /** Words split on whitespace (dropped) and punctuation (each mark a word of its own). */
   preTokenize(text: string): string[] {
-    const words: string[] = [];
-    let current = '';
-    for (const char of text) {
-      if (isSplitSpace(char)) {
-        if (current) words.push(current);
-        current = '';
-      } else if (isBertPunctuation(char)) {
-        if (current) words.push(current);
-        words.push(char);
-        current = '';
-      } else {
-        current += char;
-      }
-    }
-    if (current) words.push(current);
-    return words;
+    return text.match(WORD_OR_MARK) ?? [];
   }
 
   /** Greedy longest-match-first WordPiece over the word's characters. */
   pieces(word: string): number[] {
-    const chars = Array.from(word);
+    // Characters, not UTF-16 units: a piece never splits a surrogate pair.
+    const chars: ArrayLike<string> = SURROGATE.test(word) ? Array.from(word) : word;
     if (chars.length > this.maxCharsPerWord) return [this.unkId];
+    const piece = (start: number, end: number) =>
+      typeof chars === 'string'
+        ? chars.slice(start, end)
+        : Array.prototype.slice.call(chars, start, end).join('');
     const ids: number[] = [];
     let start = 0;
     while (start < chars.length) {
       let end = chars.length;
       let found: number | undefined;
       while (start < end) {
-        const piece = chars.slice(start, end).join('');
-        found = this.vocab.get(start > 0 ? this.prefix + piece : piece);
+        const candidate = piece(start, end);
+        found = this.vocab.get(start > 0 ? this.prefix + candidate : candidate);
         if (found !== undefined) break;
         end--;
       }
