@@ -1,6 +1,6 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { ConfigError, loadConfig } from './app.config';
 
 describe('loadConfig', () => {
@@ -158,6 +158,7 @@ describe('loadConfig', () => {
       provider: 'local',
       model: 'hashing-ngram-v1',
       dimensions: 384,
+      localModelsDir: null,
       apiKey: null,
       apiBaseUrl: null,
       enabled: true,
@@ -177,5 +178,36 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ ...base, EMBEDDING_PROVIDER: 'word2vec' })).toThrow(ConfigError);
     expect(() => loadConfig({ ...base, EMBEDDING_DIMENSIONS: '4096' })).toThrow(/EMBEDDING_DIMENSIONS/);
     expect(() => loadConfig({ ...base, EMBEDDING_ENABLED: 'maybe' })).toThrow(/EMBEDDING_ENABLED/);
+  });
+
+  it('names a local model directory under EMBEDDING_LOCAL_MODELS_DIR, its size left to the model unless set', () => {
+    const models = { ...base, EMBEDDING_LOCAL_MODELS_DIR: '/srv/models' };
+    expect(loadConfig(models).embeddings).toMatchObject({
+      localModelsDir: '/srv/models',
+      model: 'hashing-ngram-v1',
+      dimensions: 384,
+    });
+    expect(loadConfig({ ...base, EMBEDDING_LOCAL_MODELS_DIR: 'models' }).embeddings.localModelsDir).toBe(
+      resolve(process.cwd(), 'models'),
+    );
+    expect(loadConfig({ ...models, EMBEDDING_MODEL: 'potion-base-8M' }).embeddings).toMatchObject({
+      model: 'potion-base-8M',
+      dimensions: null,
+    });
+    expect(
+      loadConfig({ ...models, EMBEDDING_MODEL: 'potion-base-8M', EMBEDDING_DIMENSIONS: '256' }).embeddings
+        .dimensions,
+    ).toBe(256);
+    // Hosted providers name their own models; the directory rule is the local provider's.
+    expect(
+      loadConfig({ ...base, EMBEDDING_PROVIDER: 'openai', EMBEDDING_MODEL: 'text-embedding-3-large' })
+        .embeddings.model,
+    ).toBe('text-embedding-3-large');
+    expect(() => loadConfig({ ...base, EMBEDDING_MODEL: 'potion-base-8M' })).toThrow(
+      /set EMBEDDING_LOCAL_MODELS_DIR/,
+    );
+    for (const name of ['../etc', 'a/b', '/srv/models/x', '.hidden', '..']) {
+      expect(() => loadConfig({ ...models, EMBEDDING_MODEL: name })).toThrow(/not a plain directory name/);
+    }
   });
 });

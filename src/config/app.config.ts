@@ -113,10 +113,25 @@ export type EmbeddingEnvProvider = (typeof EMBEDDING_ENV_PROVIDERS)[number];
 export interface EmbeddingEnvConfig {
   /** EMBEDDING_PROVIDER (default `local`). */
   provider: EmbeddingEnvProvider;
-  /** EMBEDDING_MODEL (default per provider, `hashing-ngram-v1` for local). */
+  /**
+   * EMBEDDING_MODEL (default per provider, `hashing-ngram-v1` for local). For
+   * `local`, either the built-in hashing model or the name of a model
+   * directory under `localModelsDir`.
+   */
   model: string;
-  /** EMBEDDING_DIMENSIONS (default 384 for local, the model's usual size for hosted ones). */
-  dimensions: number;
+  /**
+   * EMBEDDING_DIMENSIONS (default 384 for the built-in local model, the
+   * model's usual size for hosted ones); null for a local model directory
+   * when unset: the model's own size, read at start.
+   */
+  dimensions: number | null;
+  /**
+   * EMBEDDING_LOCAL_MODELS_DIR (unset by default: only the built-in hashing
+   * model): the directory whose subdirectories hold Model2Vec models
+   * (`config.json`, `tokenizer.json`, `model.safetensors`) the local provider
+   * may load by name.
+   */
+  localModelsDir: string | null;
   apiKey: string | null;
   apiBaseUrl: string | null;
   /** EMBEDDING_ENABLED (default true): false turns semantic indexing and search off. */
@@ -422,13 +437,26 @@ function aiConfig(env: Env): AiEnvConfig {
   };
 }
 
+/** The local provider's built-in model: the hashing embedder, which needs no files. */
+export const LOCAL_HASHING_MODEL = 'hashing-ngram-v1';
+
 export const EMBEDDING_DEFAULTS: Record<EmbeddingEnvProvider, { model: string; dimensions: number }> = {
-  local: { model: 'hashing-ngram-v1', dimensions: 384 },
+  local: { model: LOCAL_HASHING_MODEL, dimensions: 384 },
   openai: { model: 'text-embedding-3-small', dimensions: 1536 },
   azure_openai: { model: 'text-embedding-3-small', dimensions: 1536 },
   cohere: { model: 'embed-v4.0', dimensions: 1024 },
   voyage: { model: 'voyage-3.5', dimensions: 1024 },
 };
+
+/**
+ * Why a local model name cannot name a directory under the models root, or
+ * null: a plain directory name only (letters, digits, `.`, `_`, `-`, not
+ * starting with a dot), so no name reaches outside the root.
+ */
+export function localModelNameRefusal(name: string): string | null {
+  if (/^[A-Za-z0-9_][A-Za-z0-9._-]{0,199}$/.test(name)) return null;
+  return `"${name}" is not a plain directory name (letters, digits, ".", "_" and "-", not starting with "."; no "/" or ".."): name a subdirectory of EMBEDDING_LOCAL_MODELS_DIR, e.g. potion-base-8M.`;
+}
 
 function embeddingConfig(env: Env): EmbeddingEnvConfig {
   const provider = oneOf(env, 'EMBEDDING_PROVIDER', EMBEDDING_ENV_PROVIDERS, 'local');
@@ -436,10 +464,28 @@ function embeddingConfig(env: Env): EmbeddingEnvConfig {
   const indexVersion = read(env, 'EMBEDDING_INDEX_VERSION') ?? 'v1';
   if (indexVersion.length > 100)
     throw new ConfigError('EMBEDDING_INDEX_VERSION must be at most 100 characters.');
+  const modelsDirRaw = read(env, 'EMBEDDING_LOCAL_MODELS_DIR');
+  const localModelsDir = modelsDirRaw ? resolve(process.cwd(), modelsDirRaw) : null;
+  const model = read(env, 'EMBEDDING_MODEL') ?? defaults.model;
+  const directoryModel = provider === 'local' && model !== LOCAL_HASHING_MODEL;
+  if (directoryModel) {
+    if (!localModelsDir) {
+      throw new ConfigError(
+        `EMBEDDING_MODEL "${model}" is not the built-in ${LOCAL_HASHING_MODEL}: set EMBEDDING_LOCAL_MODELS_DIR to the directory that holds it.`,
+      );
+    }
+    const refusal = localModelNameRefusal(model);
+    if (refusal) throw new ConfigError(`EMBEDDING_MODEL: ${refusal}`);
+  }
+  const dimensions =
+    directoryModel && read(env, 'EMBEDDING_DIMENSIONS') === undefined
+      ? null
+      : integer(env, 'EMBEDDING_DIMENSIONS', defaults.dimensions, 8, 2000);
   return {
     provider,
-    model: read(env, 'EMBEDDING_MODEL') ?? defaults.model,
-    dimensions: integer(env, 'EMBEDDING_DIMENSIONS', defaults.dimensions, 8, 2000),
+    model,
+    dimensions,
+    localModelsDir,
     apiKey: read(env, 'EMBEDDING_API_KEY') ?? null,
     apiBaseUrl: url(env, 'EMBEDDING_API_BASE_URL', ['http:', 'https:'])?.replace(/\/+$/, '') ?? null,
     enabled: boolean(env, 'EMBEDDING_ENABLED', true),

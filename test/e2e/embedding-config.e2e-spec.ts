@@ -206,10 +206,7 @@ describe('embedding configuration over HTTP (local provider server through TRUST
     expect(same.body.status).toBe('active');
     let res = await admin.patch({ is_enabled: false, index_version: 'v2' });
     expect(res.body).toMatchObject({ status: 'active', is_enabled: false, index_version: 'v2' });
-    res = await admin.patch({ is_enabled: true, model_name: 'hashing-ngram-v2' });
-    expect(res.body.status).toBe('pending_reindex');
-    await dbQuery(`UPDATE embedding_configs SET status = 'active'`);
-    res = await admin.patch({ dimensions: 64 });
+    res = await admin.patch({ is_enabled: true, dimensions: 64 });
     expect(res.body).toMatchObject({ status: 'pending_reindex', dimensions: 64 });
     await dbQuery(`UPDATE embedding_configs SET status = 'active'`);
     res = await admin.patch({ provider: 'cohere', api_base_url: provider.bases.cohere });
@@ -218,6 +215,9 @@ describe('embedding configuration over HTTP (local provider server through TRUST
       provider: 'cohere',
       runtime_status: 'not_applicable',
     });
+    await dbQuery(`UPDATE embedding_configs SET status = 'active'`);
+    res = await admin.patch({ model_name: 'embed-multilingual-v3.0' });
+    expect(res.body.status).toBe('pending_reindex');
     res = await admin.patch({ api_key: 'new-key-123' });
     expect(res.body).toMatchObject({ status: 'pending_reindex', api_key_set: true });
     res = await admin.patch({ api_key: null });

@@ -119,7 +119,8 @@ export class EmbeddingConfigController {
     summary: 'Embed a test sentence with the effective configuration',
     description:
       'Even when embeddings are disabled. Always 200: a provider failure answers `success: false` with the reason ' +
-      '(never the key); on success `dimensions` is the size of the vector answered.',
+      '(never the key); on success `dimensions` is the size of the vector answered. A local model directory that ' +
+      'failed to load is loaded again first (its files may have been fixed), and the call waits for the load.',
   })
   @ApiOkResponse({ type: TestEmbeddingResponse })
   testEmbedding(): Promise<TestEmbeddingResponse> {

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import type { Actor } from '../../common/auth/actor';
@@ -17,6 +17,7 @@ import {
 import { EffectiveEmbeddingConfig, fingerprintOf, GLOBAL_SCOPE } from './embedding-config.types';
 import { EmbeddingConfig, EmbeddingProvider, EmbeddingStatus } from './entities/embedding-config.entity';
 import { EmbedderService, EmbeddingFailure } from './providers/embedder.service';
+import { isBuiltinModel, LocalModelRefused, LocalModelsService } from './providers/local-models.service';
 import { VectorStore } from './vector-store';
 
 const CONFIG_SQL = `SELECT id, instance_id, provider, model_name, dimensions, api_key_sealed, api_base_url, is_enabled,
@@ -48,7 +49,7 @@ function keyContext(id: string): string {
  * instance override (decisions section 13) is a new caller, not a rewrite.
  */
 @Injectable()
-export class EmbeddingConfigService {
+export class EmbeddingConfigService implements OnApplicationBootstrap {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     @Inject(APP_CONFIG) private readonly app: AppConfig,
@@ -57,7 +58,13 @@ export class EmbeddingConfigService {
     private readonly audit: AuditService,
     private readonly embedder: EmbedderService,
     private readonly store: VectorStore,
+    private readonly localModels: LocalModelsService,
   ) {}
+
+  /** A configured local model directory starts loading with the server, not at the first search. */
+  async onApplicationBootstrap(): Promise<void> {
+    this.embedder.warm(await this.effective());
+  }
 
   /** The stored configuration of the scope, else the environment's. */
   async effective(
@@ -79,6 +86,11 @@ export class EmbeddingConfigService {
   ): Promise<EmbeddingConfigResponse> {
     const defaults = EMBEDDING_DEFAULTS[dto.provider];
     const baseUrl = this.checkedBaseUrl(dto.provider, dto.api_base_url ?? null);
+    const modelName = dto.model_name ?? defaults.model;
+    const dimensions =
+      dto.provider === 'local'
+        ? await this.localDimensions(modelName, dto.dimensions ?? null, defaults.dimensions)
+        : (dto.dimensions ?? defaults.dimensions);
     const id = randomUUID();
     const config = await this.tx.run(async (em) => {
       if ((await em.query(`SELECT 1 FROM embedding_configs WHERE scope = $1`, [scope])).length) {
@@ -93,8 +105,8 @@ export class EmbeddingConfigService {
         scope,
         instanceId: null,
         provider: dto.provider,
-        modelName: dto.model_name ?? defaults.model,
-        dimensions: dto.dimensions ?? defaults.dimensions,
+        modelName,
+        dimensions,
         apiKeySealed: dto.api_key ? this.box.seal(dto.api_key, keyContext(id)) : null,
         apiBaseUrl: baseUrl,
         isEnabled: dto.is_enabled ?? true,
@@ -120,6 +132,7 @@ export class EmbeddingConfigService {
       return this.effective(scope, em);
     });
     await this.store.ensureIndex(config.dimensions);
+    this.embedder.warm(config, { retry: true });
     return this.toResponse(config);
   }
 
@@ -138,6 +151,14 @@ export class EmbeddingConfigService {
       const changes: Partial<EmbeddingConfig> = { provider, apiBaseUrl: baseUrl, updatedBy: actor.userId };
       if (dto.model_name !== undefined) changes.modelName = dto.model_name;
       if (dto.dimensions !== undefined) changes.dimensions = dto.dimensions;
+      const embedsDifferently =
+        dto.provider !== undefined || dto.model_name !== undefined || dto.dimensions !== undefined;
+      if (provider === 'local' && embedsDifferently) {
+        const modelName = changes.modelName ?? current.modelName;
+        // A model directory's own size replaces the current one unless the request names a size.
+        const keep = isBuiltinModel(modelName) ? current.dimensions : null;
+        changes.dimensions = await this.localDimensions(modelName, dto.dimensions ?? null, keep);
+      }
       if (dto.is_enabled !== undefined) changes.isEnabled = dto.is_enabled;
       if (dto.index_version !== undefined) changes.indexVersion = dto.index_version;
       if (dto.api_key !== undefined) {
@@ -168,6 +189,7 @@ export class EmbeddingConfigService {
       return this.effective(scope, em);
     });
     await this.store.ensureIndex(config.dimensions);
+    this.embedder.warm(config, { retry: true });
     return this.toResponse(config);
   }
 
@@ -185,11 +207,17 @@ export class EmbeddingConfigService {
       return fallback;
     });
     await this.store.ensureIndex(config.dimensions);
+    this.embedder.warm(config);
   }
 
-  /** Embeds a fixed sentence with the effective configuration (even a disabled one); a failure is an answer, not an error. */
+  /**
+   * Embeds a fixed sentence with the effective configuration (even a
+   * disabled one); a failure is an answer, not an error. A local model that
+   * failed to load is loaded again first (its files may have been fixed).
+   */
   async testEmbedding(scope = GLOBAL_SCOPE): Promise<TestEmbeddingResponse> {
     const config = await this.effective(scope);
+    this.embedder.warm(config, { retry: true });
     try {
       const [vector] = await this.embedder.embed(
         config,
@@ -216,8 +244,8 @@ export class EmbeddingConfigService {
   }
 
   toResponse(config: EffectiveEmbeddingConfig): EmbeddingConfigResponse {
-    const runtime = this.embedder.runtime();
     const local = config.provider === 'local';
+    const runtime = local ? this.embedder.runtime(config) : null;
     return {
       id: config.id,
       instance_id: config.instanceId,
@@ -229,8 +257,8 @@ export class EmbeddingConfigService {
       is_enabled: config.isEnabled,
       index_version: config.indexVersion,
       status: config.status,
-      runtime_status: local ? runtime.status : 'not_applicable',
-      runtime_error: local ? runtime.error : null,
+      runtime_status: runtime?.status ?? 'not_applicable',
+      runtime_error: runtime?.error ?? null,
       vector_store: this.store.mode,
       source: config.source,
       updated_by: config.updatedBy,
@@ -243,6 +271,40 @@ export class EmbeddingConfigService {
     const [row] = (await em.query(`${CONFIG_SQL} FOR UPDATE`, [scope])) as ConfigRow[];
     if (!row) throw new NotFound('embedding configuration stored in the database');
     return this.fromRow(row);
+  }
+
+  /**
+   * The dimensions of a local configuration: any size (the requested one, else
+   * `fallback`) for the built-in hashing model; a model directory's own size,
+   * which a requested size must equal (422 otherwise, as for a name that is
+   * not a model directory under EMBEDDING_LOCAL_MODELS_DIR).
+   */
+  private async localDimensions(
+    modelName: string,
+    requested: number | null,
+    fallback: number | null,
+  ): Promise<number> {
+    if (isBuiltinModel(modelName)) return requested ?? fallback ?? EMBEDDING_DEFAULTS.local.dimensions;
+    let dimensions: number;
+    try {
+      ({ dimensions } = await this.localModels.inspect(modelName));
+    } catch (error) {
+      if (error instanceof LocalModelRefused) throw ValidationFailed.field('model_name', error.message);
+      throw error;
+    }
+    if (dimensions < 8 || dimensions > 2000) {
+      throw ValidationFailed.field(
+        'model_name',
+        `The model "${modelName}" makes vectors of ${dimensions} dimensions; 8 to 2000 are supported.`,
+      );
+    }
+    if (requested !== null && requested !== dimensions) {
+      throw ValidationFailed.field(
+        'dimensions',
+        `The model "${modelName}" makes vectors of ${dimensions} dimensions, not ${requested}: leave dimensions out or set ${dimensions}.`,
+      );
+    }
+    return dimensions;
   }
 
   /** 422 unless the base URL suits the provider: required for azure_openai; public HTTPS or a trusted host. */
@@ -293,7 +355,7 @@ export class EmbeddingConfigService {
       source: 'environment',
       provider: env.provider,
       modelName: env.model,
-      dimensions: env.dimensions,
+      dimensions: this.localModels.dimensionsOfEnvironment(EMBEDDING_DEFAULTS[env.provider].dimensions),
       apiKey: env.apiKey,
       apiBaseUrl: env.apiBaseUrl,
       isEnabled: env.enabled,

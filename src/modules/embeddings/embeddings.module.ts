@@ -6,6 +6,7 @@ import { EmbeddingConfig } from './entities/embedding-config.entity';
 import { EmbeddingReindexRun } from './entities/embedding-reindex-run.entity';
 import { ItemEmbedding } from './entities/item-embedding.entity';
 import { EmbedderService } from './providers/embedder.service';
+import { LocalModelsService } from './providers/local-models.service';
 import { ReindexService } from './reindex.service';
 import { SemanticIndexService } from './semantic-index.service';
 import { SemanticIndexer } from './semantic-indexer.service';
@@ -23,6 +24,7 @@ import { VectorStore } from './vector-store';
   providers: [
     VectorCache,
     VectorStore,
+    LocalModelsService,
     EmbedderService,
     EmbeddingConfigService,
     SemanticIndexer,

@@ -10,11 +10,17 @@ const BASE =
   'link-local and metadata addresses are refused (422) whatever ALLOW_PRIVATE_NETWORK_TARGETS says.';
 const MODEL =
   'The model (the deployment name on azure_openai). Defaults: local `hashing-ngram-v1`, openai and azure_openai ' +
-  '`text-embedding-3-small`, cohere `embed-v4.0`, voyage `voyage-3.5`.';
+  '`text-embedding-3-small`, cohere `embed-v4.0`, voyage `voyage-3.5`. For local: `hashing-ngram-v1` (the built-in ' +
+  'hashing embedder) or the name of a Model2Vec model directory (config.json, tokenizer.json with a WordPiece model, ' +
+  "model.safetensors) under the server's EMBEDDING_LOCAL_MODELS_DIR, e.g. `potion-base-8M`: a plain directory name " +
+  '(no `/`, no `..`); 422 when the directory is not there or its model.safetensors header cannot be read.';
 const DIMENSIONS =
   'Vector size, 8 to 2000 (pgvector indexes at most 2000). Defaults: local 384, openai and azure_openai 1536, ' +
-  'cohere and voyage 1024. Sent to hosted providers as their output-dimension parameter.';
-const PROVIDERS = 'local (built-in hashing embedder, no network), openai, azure_openai, cohere, voyage.';
+  'cohere and voyage 1024. Sent to hosted providers as their output-dimension parameter. A local model directory ' +
+  'sets its own size: leave this out to take it (also when model_name changes to such a model), any other value is 422.';
+const PROVIDERS =
+  'local (in process, no network: the built-in hashing embedder or a Model2Vec model directory), openai, ' +
+  'azure_openai, cohere, voyage.';
 
 export class CreateEmbeddingConfigDto {
   @EnumField(EMBEDDING_PROVIDERS, { enumName: 'EmbeddingProvider', description: PROVIDERS })
@@ -127,11 +133,19 @@ export class EmbeddingConfigResponse {
     enum: ['idle', 'warming', 'ready', 'failed', 'not_applicable'],
     description:
       'The local embedder in this process: `idle` until its first use, `warming` while it loads, then `ready` ' +
-      '(or `failed`). `not_applicable` for hosted providers.',
+      '(or `failed`). A model directory starts loading in the background at start, on a configuration change and ' +
+      'when this is read; it is loaded once per process and reused. A failed model makes embedding calls fail (search ' +
+      'falls back to keywords, reindexing fails) until a configuration change or test-embedding loads it again. ' +
+      '`not_applicable` for hosted providers.',
   })
   runtime_status: string;
 
-  @ApiProperty({ nullable: true, type: String })
+  @ApiProperty({
+    nullable: true,
+    type: String,
+    description:
+      'Why the local embedder failed (for a model directory: which file and what is wrong); else null.',
+  })
   runtime_error: string | null;
 
   @ApiProperty({

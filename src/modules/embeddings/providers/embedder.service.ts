@@ -19,15 +19,14 @@ import {
   PROVIDER_MAX_BATCH,
 } from './embedding-wire';
 import { hashingEmbed } from './hashing-embedder';
-
-export type LocalRuntimeStatus = 'idle' | 'warming' | 'ready' | 'failed';
+import { isBuiltinModel, LocalModelsService, LocalRuntimeStatus } from './local-models.service';
 
 /** An embedding call that produced no vectors; its message never contains the key. */
 export class EmbeddingFailure extends Error {
   override readonly name = 'EmbeddingFailure';
 }
 
-/** Texts per local batch: hashing is cheap, the bound is on memory. */
+/** Texts per local batch: hashing and table lookups are cheap, the bound is on memory. */
 export const LOCAL_BATCH = 256;
 const MAX_ANSWER_BYTES = 64 * 1024 * 1024;
 
@@ -39,17 +38,38 @@ const MAX_ANSWER_BYTES = 64 * 1024 * 1024;
  */
 @Injectable()
 export class EmbedderService {
-  private localStatus: LocalRuntimeStatus = 'idle';
-  private localError: string | null = null;
+  private hashingStatus: LocalRuntimeStatus = 'idle';
+  private hashingError: string | null = null;
 
   constructor(
     @Inject(APP_CONFIG) private readonly app: AppConfig,
     private readonly http: SafeHttpClient,
+    private readonly localModels: LocalModelsService,
   ) {}
 
-  /** The local provider's state in this process: idle until its first use, then ready. */
-  runtime(): { status: LocalRuntimeStatus; error: string | null } {
-    return { status: this.localStatus, error: this.localError };
+  /**
+   * The local provider's state in this process for this configuration: the
+   * built-in hashing model is idle until its first use, then ready; a model
+   * directory is warming while it loads (asking starts the load), then ready
+   * or failed with the reason.
+   */
+  runtime(config: Pick<EffectiveEmbeddingConfig, 'provider' | 'modelName'>): {
+    status: LocalRuntimeStatus;
+    error: string | null;
+  } {
+    if (isBuiltinModel(config.modelName)) return { status: this.hashingStatus, error: this.hashingError };
+    this.warm(config);
+    return this.localModels.state(config.modelName);
+  }
+
+  /** Starts loading a local directory model in the background (a failed one again, with `retry`); nothing for other configurations. */
+  warm(
+    config: Pick<EffectiveEmbeddingConfig, 'provider' | 'modelName'>,
+    options: { retry?: boolean } = {},
+  ): void {
+    if (config.provider !== 'local' || isBuiltinModel(config.modelName)) return;
+    // The outcome is read through runtime(); a failure is recorded there, not thrown here.
+    this.localModels.warm(config.modelName, options).catch(() => undefined);
   }
 
   /** Texts per provider call for this configuration. */
@@ -69,7 +89,11 @@ export class EmbedderService {
     purpose: EmbeddingPurpose,
   ): Promise<number[][]> {
     if (!texts.length) return [];
-    if (config.provider === 'local') return this.embedLocally(texts, config.dimensions);
+    if (config.provider === 'local') {
+      return isBuiltinModel(config.modelName)
+        ? this.embedHashing(texts, config.dimensions)
+        : this.embedWithModel(texts, config);
+    }
     const target: EmbeddingTarget = {
       provider: config.provider,
       model: config.modelName,
@@ -85,18 +109,35 @@ export class EmbedderService {
     return vectors;
   }
 
-  private embedLocally(texts: string[], dimensions: number): number[][] {
-    if (this.localStatus !== 'ready') this.localStatus = 'warming';
+  private embedHashing(texts: string[], dimensions: number): number[][] {
+    if (this.hashingStatus !== 'ready') this.hashingStatus = 'warming';
     try {
       const vectors = texts.map((text) => hashingEmbed(text, dimensions));
-      this.localStatus = 'ready';
-      this.localError = null;
+      this.hashingStatus = 'ready';
+      this.hashingError = null;
       return vectors;
     } catch (error) {
-      this.localStatus = 'failed';
-      this.localError = error instanceof Error ? error.message : String(error);
-      throw new EmbeddingFailure(`The local embedder failed: ${this.localError}`);
+      this.hashingStatus = 'failed';
+      this.hashingError = error instanceof Error ? error.message : String(error);
+      throw new EmbeddingFailure(`The local embedder failed: ${this.hashingError}`);
     }
+  }
+
+  /** Waits for the model while it loads; a model that failed to load fails the call as a failing hosted provider would. */
+  private async embedWithModel(texts: string[], config: EffectiveEmbeddingConfig): Promise<number[][]> {
+    let model: Awaited<ReturnType<LocalModelsService['warm']>>;
+    try {
+      model = await this.localModels.warm(config.modelName);
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      throw new EmbeddingFailure(`The local model "${config.modelName}" could not be loaded: ${reason}`);
+    }
+    if (model.dimensions !== config.dimensions) {
+      throw new EmbeddingFailure(
+        `The local model "${config.modelName}" makes vectors of ${model.dimensions} dimensions; the configuration says ${config.dimensions}.`,
+      );
+    }
+    return texts.map((text) => model.embed(text));
   }
 
   private async callProvider(
