@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { JobRunner } from '../../src/platform/jobs/job-runner.service';
-import { OutboxDispatcher } from '../../src/platform/outbox/outbox.dispatcher';
 import { embeddedRun, startApp, TestApp } from '../support/app';
 import { dbQuery } from '../support/db';
+import { EMBEDDING_CONFIG_BASE as BASE, embeddingAdmin } from '../support/embedding-admin';
 import { EmbeddingProviderServer, startEmbeddingProviderServer } from '../support/embedding-provider-server';
 import {
   bearer,
@@ -16,7 +15,6 @@ import {
 import { expectProblem, invalidFields } from '../support/problem';
 
 const API = '/api/v1.0';
-const BASE = `${API}/admin/embedding-config`;
 const KEY = 'sk-embed-suite-key-abcdefghijklmnop';
 
 const ROUTES: Array<[method: 'get' | 'post' | 'patch' | 'delete', path: string]> = [
@@ -36,26 +34,11 @@ describe('embedding configuration over HTTP (local provider server through TRUST
   let root: TestUser;
   let member: TestUser;
   let space: TestSpace;
-  const admin = {
-    get: (path: string) => t.http.get(BASE + path).set(bearer(root)),
-    post: (path: string, body: object = {}) =>
-      t.http
-        .post(BASE + path)
-        .set(bearer(root))
-        .send(body),
-    patch: (body: object) => t.http.patch(`${BASE}/`).set(bearer(root)).send(body),
-    delete: () => t.http.delete(`${BASE}/`).set(bearer(root)),
-  };
-  const settle = async () => {
-    await t.app.get(OutboxDispatcher).drain();
-    await t.app.get(JobRunner).drain(60_000);
-  };
-  const configure = async (fields: Record<string, unknown>) => {
-    await admin.delete();
-    const res = await admin.post('/', fields);
-    expect(res.status).toBe(201);
-    return res.body;
-  };
+  const admin = embeddingAdmin(
+    () => t,
+    () => root,
+  );
+  const { settle, configure } = admin;
   const hosted = (name: keyof EmbeddingProviderServer['bases'], fields: Record<string, unknown> = {}) =>
     configure({
       provider: name,

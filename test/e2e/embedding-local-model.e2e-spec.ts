@@ -1,10 +1,9 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { JobRunner } from '../../src/platform/jobs/job-runner.service';
-import { OutboxDispatcher } from '../../src/platform/outbox/outbox.dispatcher';
 import { startApp, TestApp } from '../support/app';
 import { dbQuery } from '../support/db';
+import { EMBEDDING_CONFIG_BASE as BASE, embeddingAdmin } from '../support/embedding-admin';
 import {
   bearer,
   createProduct,
@@ -19,7 +18,6 @@ import { expectProblem, invalidFields } from '../support/problem';
 import { eventually } from '../support/server-process';
 
 const API = '/api/v1.0';
-const BASE = `${API}/admin/embedding-config`;
 
 describe('local provider with a Model2Vec model directory (EMBEDDING_LOCAL_MODELS_DIR)', () => {
   let modelsDir: string;
@@ -28,26 +26,11 @@ describe('local provider with a Model2Vec model directory (EMBEDDING_LOCAL_MODEL
   let owner: TestUser;
   let space: TestSpace;
   const products: Record<string, string> = {};
-  const admin = {
-    get: () => t.http.get(`${BASE}/`).set(bearer(root)),
-    post: (path: string, body: object = {}) =>
-      t.http
-        .post(BASE + path)
-        .set(bearer(root))
-        .send(body),
-    patch: (body: object) => t.http.patch(`${BASE}/`).set(bearer(root)).send(body),
-    delete: () => t.http.delete(`${BASE}/`).set(bearer(root)),
-  };
-  const settle = async () => {
-    await t.app.get(OutboxDispatcher).drain();
-    await t.app.get(JobRunner).drain(60_000);
-  };
-  const configure = async (fields: Record<string, unknown>) => {
-    await admin.delete();
-    const res = await admin.post('/', fields);
-    if (res.status !== 201) throw new Error(`configure: ${res.status} ${JSON.stringify(res.body)}`);
-    return res.body;
-  };
+  const admin = embeddingAdmin(
+    () => t,
+    () => root,
+  );
+  const { settle, configure } = admin;
   const runtimeBecomes = (status: string) =>
     eventually(`runtime_status ${status}`, async () => {
       const body = (await admin.get()).body;
