@@ -70,7 +70,8 @@ export class SearchDocuments1796800000000 implements MigrationInterface {
     for (const source of SOURCES) {
       const row = (record: string) =>
         `'${source.type}', ${record}.id, ${record}.space_id, ${source.editorsOnly.replaceAll('NEW.', `${record}.`)},
-         coalesce(${record}.search_vector, ''::tsvector), ts_filter(coalesce(${record}.search_vector, ''::tsvector), '{a}')`;
+         coalesce(${record}.search_vector, ''::tsvector),
+         ts_filter(coalesce(${record}.search_vector, ''::tsvector), '{a}')`;
       await queryRunner.query(
         `CREATE FUNCTION ${fn(source)}() RETURNS trigger LANGUAGE plpgsql AS $$
          BEGIN

@@ -123,8 +123,8 @@ function readable(source: Source, scope: SearchScope, params: Params): string {
 }
 
 /**
- * The read rules over a search document `d`: the caller's spaces, drafts
- * to those who may edit the space (the standards module's read rule), and
+ * The read rules over a search document `d`: the caller's spaces, the
+ * types asked for, drafts to those who may edit the space (the standards module's read rule), and
  * no incidents of a space whose `quality.incidents` feature is off
  * (incident endpoints answer 403 there, superadmins included). Archived
  * policies have no document.
@@ -156,11 +156,12 @@ export class SearchQueries {
    * migration): their exact count, and the best `limit` by ts_rank_cd
    * (normalised to 0..1), equal scores by type then id.
    *
-   * Ranking reads each candidate's document, the count does not, so the
-   * ranked candidates are bounded: all the matches when there are at most
-   * RANK_WINDOW of them (exact), else RANK_WINDOW of them, those whose
-   * title holds the whole query first. A broad query's answer then comes
-   * from title matches, ranked by the same score, at a bounded cost.
+   * Ranking costs a read of each candidate's document, the count does not,
+   * so the ranked candidates are bounded: all the matches when there are
+   * at most RANK_WINDOW of them (then the order is exact), else RANK_WINDOW
+   * of them, those whose title holds the whole query first. A broad
+   * query's answer then comes from title matches, ranked by the same
+   * score, at a bounded cost.
    */
   async keywordHits(
     query: KeywordQuery,
@@ -172,17 +173,23 @@ export class SearchQueries {
     const params = new Params();
     const tsq = tsquery(query, params);
     const readable = readableDocument(types, scope, params);
-    // ctid: the matches are kept as row addresses, and the candidates read back by address (a TID scan)
-    // rather than by one more index lookup each.
+    const window = params.bind('window', RANK_WINDOW);
+    // One scan of the matches keeps each one's row address and whether its title holds the query: the
+    // count reads that, and the candidates are title matches first (Append runs its arms in order, and the
+    // outer LIMIT stops the second early), read back by address (a TID scan) to be ranked.
     const rows = (await this.dataSource.query(
       `WITH matched AS MATERIALIZED (
          SELECT d.ctid AS tid, d.title_vector @@ ${tsq} AS in_title
            FROM search_documents d
           WHERE d.search_vector @@ ${tsq} AND ${readable}),
-       candidates AS (SELECT tid FROM matched ORDER BY in_title DESC LIMIT ${params.bind('window', RANK_WINDOW)})
+       candidates AS (
+         (SELECT tid FROM matched WHERE in_title LIMIT ${window})
+         UNION ALL
+         (SELECT tid FROM matched WHERE NOT in_title LIMIT ${window})
+         LIMIT ${window})
        SELECT d.type, d.id, ts_rank_cd(d.search_vector, ${tsq}, 32) AS score,
-              (SELECT count(*)::int FROM matched) AS total
-         FROM search_documents d
+              (SELECT count(*) FROM matched)::int AS total
+        FROM search_documents d
         WHERE d.ctid = ANY(ARRAY(SELECT tid FROM candidates))
         ORDER BY score DESC, array_position(${params.bind('typeOrder', SEARCH_TYPES)}::text[], d.type), d.id
         LIMIT ${params.bind('limit', limit)}`,
