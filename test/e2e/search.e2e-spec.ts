@@ -1,5 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Response } from 'supertest';
+import { DataSource } from 'typeorm';
+import { RANK_WINDOW } from '../../src/modules/search/search.queries';
 import { JobRunner } from '../../src/platform/jobs/job-runner.service';
 import { OutboxDispatcher } from '../../src/platform/outbox/outbox.dispatcher';
 import { startApp, TestApp } from '../support/app';
@@ -239,6 +241,101 @@ describe('POST /search', () => {
 
     it('answers nothing for a query without words', async () => {
       expect(await found(alice, { query: '!!! ---', mode: 'keyword' })).toEqual({ items: [], total: 0 });
+    });
+  });
+
+  describe('the search documents and the ranking window', () => {
+    // A caller of its own: each caller has 30 searches a minute.
+    let kim: TestUser;
+    beforeAll(async () => {
+      kim = await createUser(t.http, { first_name: 'Kim' });
+    });
+
+    it('follows deletes, archiving and unarchiving', async () => {
+      const fresh = word();
+      // A space of its own: the semantic tests below count the neighbours in space A.
+      const space = await createSpace(t.http, kim);
+      const gone = await createProduct(t.http, kim, space, { name: `Gone ${fresh}` });
+      const kept = await createProduct(t.http, kim, space, { name: `Kept ${fresh}` });
+      expect((await found(kim, { query: fresh, mode: 'keyword' })).total).toBe(2);
+      const deleted = await t.http
+        .delete(`${API}/catalog/spaces/${space.slug}/products/${gone.id}`)
+        .set(bearer(kim));
+      expect(deleted.status).toBe(204);
+      expect(await found(kim, { query: fresh, mode: 'keyword' })).toEqual({
+        items: [expect.objectContaining({ id: kept.id })],
+        total: 1,
+      });
+
+      const archived = await found(root, { query: `${w} retired`, mode: 'keyword', types: ['policy'] });
+      expect(archived).toEqual({ items: [], total: 0 });
+      const back = await t.http
+        .post(`${API}/spaces/${a.slug}/policies/${ids.archived}/unarchive`)
+        .set(bearer(alice))
+        .send({});
+      expect(back.status).toBe(200);
+      const unarchived = await found(root, { query: `${w} retired`, mode: 'keyword', types: ['policy'] });
+      expect(unarchived.items.map((item) => item.id)).toEqual([ids.archived]);
+      const again = await t.http
+        .post(`${API}/spaces/${a.slug}/policies/${ids.archived}/archive`)
+        .set(bearer(alice))
+        .send({});
+      expect(again.status).toBe(200);
+      expect(await found(root, { query: `${w} retired`, mode: 'keyword', types: ['policy'] })).toEqual({
+        items: [],
+        total: 0,
+      });
+    });
+
+    it(`counts every match past ${RANK_WINDOW}, and ranks the title matches first among them`, async () => {
+      const broad = await createSpace(t.http, kim);
+      const many = word();
+      // Volume through SQL (the triggers keep the search documents as for any write), before the title
+      // matches: in row order, the window would be full before reaching them.
+      await t.app.get(DataSource).query(
+        `INSERT INTO products (space_id, name, description)
+         SELECT $1, 'Bulk ' || g, 'Mentions ' || $2 || ' in passing' FROM generate_series(1, $3) g`,
+        [broad.id, many, RANK_WINDOW + 1],
+      );
+      const titled = [];
+      for (const name of [`${many} ledger`, `Daily ${many}`, `${many} forecast`])
+        titled.push((await createProduct(t.http, kim, broad, { name })).id);
+
+      const { items, total } = await found(kim, {
+        query: many,
+        mode: 'keyword',
+        space_slug: broad.slug,
+        limit: 5,
+      });
+      expect(total).toBe(RANK_WINDOW + 4);
+      expect(
+        items
+          .slice(0, 3)
+          .map((item) => item.id)
+          .sort(),
+      ).toEqual([...titled].sort());
+      expect(items[3].title).toMatch(/^Bulk /);
+      expect(items[3].score).toBeLessThan(items[2].score);
+      const scores = items.map((item) => item.score);
+      expect(scores).toEqual([...scores].sort((x, y) => y - x));
+      // The same counts for a member searching all their spaces, and none of it for a stranger.
+      expect((await found(vera, { query: many, mode: 'keyword' })).total).toBe(0);
+      expect((await found(kim, { query: many, mode: 'keyword', types: ['product'] })).total).toBe(
+        RANK_WINDOW + 4,
+      );
+    });
+
+    it(`ranks every match by ts_rank_cd up to ${RANK_WINDOW} of them, titles or not`, async () => {
+      const few = word();
+      const space = await createSpace(t.http, kim);
+      const named = await createProduct(t.http, kim, space, { name: `${few} report` });
+      // Four mentions in the description (weight B, 0.4 each) outweigh one in the name (weight A, 1.0).
+      const described = await createProduct(t.http, kim, space, {
+        name: 'Weekly report',
+        description: `${few} in, ${few} out, ${few} again and ${few} once more`,
+      });
+      const { items } = await found(kim, { query: few, mode: 'keyword', space_slug: space.slug });
+      expect(items.map((item) => item.id)).toEqual([described.id, named.id]);
     });
   });
 

@@ -6,6 +6,7 @@ import { CurrentActor } from '../../common/auth/current-actor.decorator';
 import { EndpointRateLimit } from '../../common/http/rate-limit.decorators';
 import { ApiProblems } from '../../common/openapi/api-problems.decorator';
 import { SearchDto, SearchResponse } from './dto/search.dto';
+import { RANK_WINDOW } from './search.queries';
 import { SearchService } from './search.service';
 
 @ApiTags('Search')
@@ -27,7 +28,8 @@ export class SearchController {
       'only for those who may edit the space. ' +
       "**keyword**: PostgreSQL full-text search with the 'simple' configuration (no stemming, no stop words) over " +
       'a weighted document per item (title or name A, description B, other text C), ranked by ts_rank_cd; the last ' +
-      'word also matches as a prefix. **semantic**: nearest neighbours by cosine similarity in the embedding index, ' +
+      `word also matches as a prefix. When more than ${RANK_WINDOW} items match, the ${RANK_WINDOW} ranked are those whose title or ` +
+      'name holds the whole query first, then others (`total` still counts every match). **semantic**: nearest neighbours by cosine similarity in the embedding index, ' +
       'which holds products and standards pages (other types are keyword-only); `total` is the number of ' +
       'neighbours found. **hybrid** (default): both lists (each cut to `limit`) merged by reciprocal rank fusion, ' +
       'k = 60; `total` counts each matching item once. When embeddings are disabled or the provider fails, ' +

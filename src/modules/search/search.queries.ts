@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { KeywordQuery, RAW_CLOSE, RAW_OPEN, SEARCH_CONFIG } from './search-text';
-import type { SearchType } from './search-types';
+import { SEARCH_TYPES, type SearchType } from './search-types';
 
 /** Who is searching and where: every statement filters by it, so nothing unreadable is ranked or counted. */
 export interface SearchScope {
@@ -20,7 +20,7 @@ export interface SearchHit {
 }
 
 export interface KeywordHits {
-  /** The best `limit` of each type, by rank. */
+  /** The best `limit`, best first. */
   hits: SearchHit[];
   /** Matching readable rows of all the types, before any limit. */
   total: number;
@@ -60,8 +60,8 @@ interface Source {
   visible?: (scope: SearchScope, params: Params) => string;
 }
 
-// Each table's search_vector (SearchVectors migration) is backed by a GIN index;
-// the space filters use the (space_id, ...) indexes and space_memberships' keys.
+// The source tables: keyword matching reads the search documents, but titles, snippets and the
+// hybrid count read the rows themselves, under the same read rules.
 const SOURCES: Record<SearchType, Source> = {
   product: { table: 'products', title: 'x.name', body: `coalesce(nullif(x.description, ''), x.name)` },
   // Drafts only for those who may edit the space (the standards module's read rule).
@@ -94,6 +94,12 @@ const SOURCES: Record<SearchType, Source> = {
   ticket: { table: 'tickets', title: 'x.title', body: `coalesce(nullif(x.description, ''), x.title)` },
 };
 
+/**
+ * How many matches are ranked: every match up to this many, else this many
+ * candidates, title matches first. ts_rank_cd costs about 1.5 µs a row.
+ */
+export const RANK_WINDOW = 1000;
+
 // ts_headline parses all the text it is given (about 40 ms for 100,000 characters):
 // snippets are cut from the start of long texts only.
 const SNIPPET_SOURCE_CHARS = 10_000;
@@ -101,17 +107,37 @@ const SNIPPET_SOURCE_CHARS = 10_000;
 // One excerpt of 15 to 35 words around the best cover of the query; short texts come whole.
 const HEADLINE_OPTIONS = `StartSel=${RAW_OPEN}, StopSel=${RAW_CLOSE}, MaxWords=35, MinWords=15`;
 
-function spaceFilter(scope: SearchScope, params: Params): string {
-  if (scope.spaceId) return `x.space_id = ${params.bind('space', scope.spaceId)}::uuid`;
+/** Over the row `alias` (a source row `x` or a search document `d`). */
+function spaceFilter(scope: SearchScope, params: Params, alias: 'x' | 'd'): string {
+  if (scope.spaceId) return `${alias}.space_id = ${params.bind('space', scope.spaceId)}::uuid`;
   if (scope.isSuperadmin) return 'TRUE';
   // As an array (one init plan), so that the planner ANDs the space index with the text index
   // instead of probing the text index once per space.
-  return `x.space_id = ANY(ARRAY(SELECT m.space_id FROM space_memberships m WHERE m.user_id = ${params.bind('user', scope.userId)}::uuid))`;
+  return `${alias}.space_id = ANY(ARRAY(SELECT m.space_id FROM space_memberships m WHERE m.user_id = ${params.bind('user', scope.userId)}::uuid))`;
 }
 
 function readable(source: Source, scope: SearchScope, params: Params): string {
-  const rules = [spaceFilter(scope, params)];
+  const rules = [spaceFilter(scope, params, 'x')];
   if (source.visible) rules.push(source.visible(scope, params));
+  return rules.join(' AND ');
+}
+
+/**
+ * The read rules over a search document `d`: the caller's spaces, the
+ * types asked for, drafts to those who may edit the space (the standards module's read rule), and
+ * no incidents of a space whose `quality.incidents` feature is off
+ * (incident endpoints answer 403 there, superadmins included). Archived
+ * policies have no document.
+ */
+function readableDocument(types: readonly SearchType[], scope: SearchScope, params: Params): string {
+  const rules = [spaceFilter(scope, params, 'd')];
+  if (types.length < SEARCH_TYPES.length) rules.push(`d.type = ANY(${params.bind('types', types)}::text[])`);
+  if (types.includes('standard_page') && !scope.isSuperadmin)
+    rules.push(`(NOT d.editors_only OR d.space_id = ANY(ARRAY(SELECT e.space_id FROM space_memberships e
+                  WHERE e.user_id = ${params.bind('user', scope.userId)}::uuid AND e.role IN ('admin', 'editor'))))`);
+  if (types.includes('incident'))
+    rules.push(`(d.type <> 'incident' OR d.space_id <> ALL(ARRAY(SELECT fs.id FROM spaces fs
+                  WHERE fs.features -> 'quality.incidents' = 'false'::jsonb)))`);
   return rules.join(' AND ');
 }
 
@@ -126,10 +152,16 @@ export class SearchQueries {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
   /**
-   * Full-text matches of each type, ranked by ts_rank_cd (normalised to
-   * 0..1) and cut to `limit` per type: the best `limit` overall are among
-   * them. Each type's count of matches is read from the same ranked set,
-   * so the total costs no second scan.
+   * Readable full-text matches over the search documents (SearchDocuments
+   * migration): their exact count, and the best `limit` by ts_rank_cd
+   * (normalised to 0..1), equal scores by type then id.
+   *
+   * Ranking costs a read of each candidate's document, the count does not,
+   * so the ranked candidates are bounded: all the matches when there are
+   * at most RANK_WINDOW of them (then the order is exact), else RANK_WINDOW
+   * of them, those whose title holds the whole query first. A broad
+   * query's answer then comes from title matches, ranked by the same
+   * score, at a bounded cost.
    */
   async keywordHits(
     query: KeywordQuery,
@@ -140,29 +172,30 @@ export class SearchQueries {
     if (!types.length) return { hits: [], total: 0 };
     const params = new Params();
     const tsq = tsquery(query, params);
-    const limitParam = params.bind('limit', limit);
-    // Each type's matches are ranked once into a narrow materialised set (id, score) that both
-    // the top `limit` and the count read: cheaper than a window count over the full rows.
-    const branches = types.map((type) => {
-      const source = SOURCES[type];
-      return `(WITH matched_${type} AS MATERIALIZED (
-                 SELECT x.id, ts_rank_cd(x.search_vector, ${tsq}, 32) AS score
-                   FROM ${source.table} x
-                  WHERE x.search_vector @@ ${tsq} AND ${readable(source, scope, params)})
-               SELECT '${type}'::text AS type, best.id, best.score,
-                      (SELECT count(*)::int FROM matched_${type}) AS type_total
-                 FROM (SELECT id, score FROM matched_${type} ORDER BY score DESC, id LIMIT ${limitParam}) best)`;
-    });
-    const rows = (await this.dataSource.query(branches.join(' UNION ALL '), params.values)) as {
-      type: SearchType;
-      id: string;
-      score: number;
-      type_total: number;
-    }[];
-    const totals = new Map<SearchType, number>();
-    for (const row of rows) totals.set(row.type, row.type_total);
-    const total = [...totals.values()].reduce((sum, n) => sum + n, 0);
-    return { hits: rows.map(({ type, id, score }) => ({ type, id, score })), total };
+    const readable = readableDocument(types, scope, params);
+    const window = params.bind('window', RANK_WINDOW);
+    // One scan of the matches keeps each one's row address and whether its title holds the query: the
+    // count reads that, and the candidates are title matches first (Append runs its arms in order, and the
+    // outer LIMIT stops the second early), read back by address (a TID scan) to be ranked.
+    const rows = (await this.dataSource.query(
+      `WITH matched AS MATERIALIZED (
+         SELECT d.ctid AS tid, d.title_vector @@ ${tsq} AS in_title
+           FROM search_documents d
+          WHERE d.search_vector @@ ${tsq} AND ${readable}),
+       candidates AS (
+         (SELECT tid FROM matched WHERE in_title LIMIT ${window})
+         UNION ALL
+         (SELECT tid FROM matched WHERE NOT in_title LIMIT ${window})
+         LIMIT ${window})
+       SELECT d.type, d.id, ts_rank_cd(d.search_vector, ${tsq}, 32) AS score,
+              (SELECT count(*) FROM matched)::int AS total
+        FROM search_documents d
+        WHERE d.ctid = ANY(ARRAY(SELECT tid FROM candidates))
+        ORDER BY score DESC, array_position(${params.bind('typeOrder', SEARCH_TYPES)}::text[], d.type), d.id
+        LIMIT ${params.bind('limit', limit)}`,
+      params.values,
+    )) as { type: SearchType; id: string; score: number; total: number }[];
+    return { hits: rows.map(({ type, id, score }) => ({ type, id, score })), total: rows[0]?.total ?? 0 };
   }
 
   /** The spaces the user is a member of (for the vector index, which takes a list). */
