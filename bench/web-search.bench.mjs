@@ -11,6 +11,9 @@
 //
 //   npm run bench -- web-search      (builds first)
 //   BENCH_WEB_SEARCH_CALLS=120 node bench/web-search.bench.mjs   (a quick check)
+//   BENCH_WEB_SEARCH_SERVER=/elsewhere/dist/main.js node bench/web-search.bench.mjs   (another build, to compare
+//   before/after back to back under the same load)
+//   BENCH_WEB_SEARCH_CPU_PROF=/tmp/prof node bench/web-search.bench.mjs   (the server runs under --cpu-prof)
 import { fork } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
@@ -51,6 +54,10 @@ async function main() {
   const { url, client } = await scratchDatabase(DB);
   const metasearch = await startMetasearch();
   const server = await startProcess({
+    script: process.env.BENCH_WEB_SEARCH_SERVER ?? join(ROOT, 'dist', 'main.js'),
+    nodeArgs: process.env.BENCH_WEB_SEARCH_CPU_PROF
+      ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_WEB_SEARCH_CPU_PROF}`]
+      : [],
     env: { DATABASE_URL: url, JWT_SECRET: 'bench-secret-bench-secret-bench-secret', ACCESS_LOG: 'false' },
   });
   const adapterEnv = { VERITY_WEB_SEARCH_ENDPOINT: metasearch.endpoint, ALLOW_PRIVATE_NETWORK_TARGETS: 'true' };

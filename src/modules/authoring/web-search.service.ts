@@ -8,8 +8,13 @@ import type { SpaceAccess } from '../../common/permissions/space-access.port';
 import { PreparedQueries } from '../../database/prepared-queries';
 import { TransactionRunner } from '../../database/transaction-runner';
 import { AiGatewayService } from '../ai/ai-gateway.service';
-import { GrantScope, ToolGrantsService } from '../tool-providers/tool-grants.service';
-import { ReadyWebSearch, WebSearchCapabilityService } from '../tool-providers/web-search-capability.service';
+import { activeGrantSql, GrantScope } from '../tool-providers/tool-grants.service';
+import {
+  boundWebSearchSql,
+  BoundWebSearchRow,
+  ReadyWebSearch,
+  WebSearchCapabilityService,
+} from '../tool-providers/web-search-capability.service';
 import { AuthoringTasksService } from './authoring-tasks.service';
 import {
   DelegatedTaskForbidden,
@@ -35,7 +40,48 @@ import {
   MAX_RESULTS_PER_CALL,
   sanitiseQuery,
   WEB_SEARCH_FEATURE,
+  WebSearchResult,
 } from './web-search-rules';
+
+/** The task, the space's web_search binding (see boundWebSearchSql), the grant for the scope, and reusable evidence. */
+interface SearchContextRow extends BoundWebSearchRow {
+  delegated: boolean;
+  definition_id: string | null;
+  root_task_id: string;
+  grant_id: string | null;
+  calls_used: number;
+  evidence_id: string | null;
+  evidence_query: string | null;
+  evidence_results: WebSearchResult[] | null;
+  evidence_tool_name: string | null;
+}
+
+/*
+ * Everything a search decides on, in one round trip: the task (no row: not
+ * in this space), the binding with what its readiness check reads, the
+ * active grant for the scope the task and binding make, and the complete
+ * evidence of the query when it was searched before. $1 task, $2 space,
+ * $3 user, $4 query key (null for an unsafe query, which has none).
+ */
+const SEARCH_CONTEXT_SQL = `WITH task AS (
+  SELECT id, delegated, definition_id, root_task_id FROM authoring_tasks WHERE id = $1::uuid AND space_id = $2::uuid
+),
+bound AS (${boundWebSearchSql('$2::uuid')}),
+active_grant AS (${activeGrantSql({
+  userId: '$3::uuid',
+  spaceId: '$2::uuid',
+  definitionId: '(SELECT definition_id FROM task)',
+  rootTaskId: '(SELECT root_task_id FROM task)',
+  bindingId: '(SELECT binding_id FROM bound)',
+  providerId: '(SELECT provider_id FROM bound)',
+})})
+SELECT task.delegated, task.definition_id, task.root_task_id, bound.*,
+  (SELECT id FROM active_grant) AS grant_id,
+  (SELECT count(*) FROM web_search_evidence WHERE task_id = task.id AND status = 'complete')::int AS calls_used,
+  ev.id AS evidence_id, ev.query AS evidence_query, ev.results AS evidence_results, ev.tool_name AS evidence_tool_name
+FROM task
+LEFT JOIN bound ON true
+LEFT JOIN web_search_evidence ev ON ev.task_id = task.id AND ev.query_key_hash = $4 AND ev.status = 'complete'`;
 
 interface ReserveRow {
   reserved_id: string | null;
@@ -128,7 +174,6 @@ export class WebSearchService {
     private readonly tasks: AuthoringTasksService,
     private readonly consents: ConsentsService,
     private readonly capability: WebSearchCapabilityService,
-    private readonly grants: ToolGrantsService,
     private readonly ai: AiGatewayService,
     private readonly tx: TransactionRunner,
     private readonly prepared: PreparedQueries,
@@ -140,23 +185,30 @@ export class WebSearchService {
     taskId: string,
     dto: WebSearchDto,
   ): Promise<WebSearchOutcome> {
-    const task = await this.tasks.require(access.space.id, taskId);
-    if (task.delegated) throw new DelegatedTaskForbidden();
     const sanitised = sanitiseQuery(dto.query);
+    const [context] = await this.prepared.query<SearchContextRow>(SEARCH_CONTEXT_SQL, [
+      taskId,
+      access.space.id,
+      actor.userId,
+      sanitised.ok ? sanitised.value.keyHash : null,
+    ]);
+    if (!context) throw new NotFound('authoring task', taskId);
+    if (context.delegated) throw new DelegatedTaskForbidden();
     if (!sanitised.ok) throw new UnsafeQuery(sanitised.reason);
     const { query, keyHash } = sanitised.value;
     const maxResults = dto.max_results ?? MAX_RESULTS_PER_CALL;
 
-    const ready = await this.capability.requireReady(access.space.id);
-    const scope: GrantScope = {
-      userId: actor.userId,
-      spaceId: access.space.id,
-      definitionId: task.definitionId,
-      rootTaskId: task.rootTaskId,
-      bindingId: ready.bindingId,
-      providerId: ready.providerId,
-    };
-    if (!(await this.grants.findActive(scope))) {
+    const ready = await this.capability.requireReadyFrom(context);
+    const task = { id: taskId, definitionId: context.definition_id, rootTaskId: context.root_task_id };
+    if (!context.grant_id) {
+      const scope: GrantScope = {
+        userId: actor.userId,
+        spaceId: access.space.id,
+        definitionId: task.definitionId,
+        rootTaskId: task.rootTaskId,
+        bindingId: ready.bindingId,
+        providerId: ready.providerId,
+      };
       const consent = await this.tx.run(async (em) => {
         await this.lockTask(em, task.id);
         return this.consents.findOrAsk(em, scope, task.id);
@@ -164,15 +216,30 @@ export class WebSearchService {
       return { kind: 'consent', body: { consent } };
     }
 
-    const reservation = await this.reserve(task, keyHash, query, maxResults, ready, actor.userId);
-    if ('reuse' in reservation)
+    if (context.evidence_id) {
+      const stored = {
+        id: context.evidence_id,
+        taskId,
+        query: context.evidence_query!,
+        results: context.evidence_results!,
+        toolName: context.evidence_tool_name!,
+      };
       return {
         kind: 'results',
-        body: await this.reuse(actor, access, reservation.reuse, maxResults, 'reuse'),
+        body: await this.reuse(actor, access, stored, context.calls_used, maxResults, 'reuse'),
       };
+    }
+    const reservation = await this.reserve(task.id, keyHash, query, maxResults, ready, actor.userId);
+    if ('reuse' in reservation) {
+      const callsUsed = await this.tasks.callsUsed(task.id);
+      return {
+        kind: 'results',
+        body: await this.reuse(actor, access, reservation.reuse, callsUsed, maxResults, 'reuse'),
+      };
+    }
     return {
       kind: 'results',
-      body: await this.live(actor, access, task, reservation.id, query, maxResults, ready),
+      body: await this.live(actor, access, task.id, reservation.id, query, maxResults, ready),
     };
   }
 
@@ -211,7 +278,8 @@ export class WebSearchService {
         : null;
     }
     if (!stored) throw new NotFound('web-search evidence', dto.evidence_id);
-    return this.reuse(actor, access, stored, MAX_RESULTS_PER_CALL, 'replay');
+    const callsUsed = await this.tasks.callsUsed(task.id);
+    return this.reuse(actor, access, stored, callsUsed, MAX_RESULTS_PER_CALL, 'replay');
   }
 
   private async lockTask(em: EntityManager, taskId: string): Promise<void> {
@@ -227,7 +295,7 @@ export class WebSearchService {
    * once the quota looks used up, then the reservation is tried again.
    */
   private async reserve(
-    task: AuthoringTask,
+    taskId: string,
     keyHash: string,
     query: string,
     maxResults: number,
@@ -236,7 +304,7 @@ export class WebSearchService {
   ): Promise<{ reuse: WebSearchEvidence } | { id: string }> {
     for (let attempt = 1; ; attempt++) {
       const [row] = await this.prepared.query<ReserveRow>(RESERVE_SQL, [
-        task.id,
+        taskId,
         keyHash,
         query,
         maxResults,
@@ -252,11 +320,11 @@ export class WebSearchService {
       if (row.reserved_id) return { id: row.reserved_id };
       if (row.slot_taken) {
         // A concurrent search of the same query inserted first: give the slot back.
-        await this.prepared.query(GIVE_BACK_SQL, [task.id]);
+        await this.prepared.query(GIVE_BACK_SQL, [taskId]);
         throw new SearchInProgress();
       }
       if (row.in_flight) throw new SearchInProgress();
-      const [freed] = await this.prepared.query<{ freed: number }>(FREE_STALE_SQL, [task.id]);
+      const [freed] = await this.prepared.query<{ freed: number }>(FREE_STALE_SQL, [taskId]);
       if (attempt > 1 || !freed || freed.freed === 0) throw new WebSearchQuotaExhausted();
     }
   }
@@ -264,7 +332,7 @@ export class WebSearchService {
   private async live(
     actor: Actor,
     access: SpaceAccess,
-    task: AuthoringTask,
+    taskId: string,
     reservationId: string,
     query: string,
     maxResults: number,
@@ -288,35 +356,39 @@ export class WebSearchService {
         input: query,
         output,
         error,
-        detail: { task_id: task.id, max_results: maxResults, reused: false, ...detail },
+        detail: { task_id: taskId, max_results: maxResults, reused: false, ...detail },
       });
     let output: unknown;
     try {
       output = await this.capability.call(ready, { query, max_results: maxResults });
     } catch (error) {
-      await this.release(reservationId);
-      await log('error', null, error instanceof Error ? error.message : 'The web-search tool failed.', {});
+      await Promise.all([
+        this.release(reservationId),
+        log('error', null, error instanceof Error ? error.message : 'The web-search tool failed.', {}),
+      ]);
       throw error;
     }
     const check = checkToolOutput(output, maxResults);
     if (!check.ok) {
-      await this.release(reservationId);
-      await log('error', null, check.reason, {});
+      await Promise.all([this.release(reservationId), log('error', null, check.reason, {})]);
       throw new WebSearchOutputRefused(check.reason);
     }
-    const [done] = await this.prepared.query<{ calls_used: number }>(COMPLETE_SQL, [
-      reservationId,
-      JSON.stringify(check.results),
-      JSON.stringify(check.dropped),
-      runId,
-      task.id,
+    // The evidence and the log entry are independent writes: in parallel, one round trip of waiting.
+    const [[done]] = await Promise.all([
+      this.prepared.query<{ calls_used: number }>(COMPLETE_SQL, [
+        reservationId,
+        JSON.stringify(check.results),
+        JSON.stringify(check.dropped),
+        runId,
+        taskId,
+      ]),
+      log('success', `${check.results.length} results stored as evidence ${reservationId}`, null, {
+        evidence_id: reservationId,
+        result_count: check.results.length,
+        dropped: check.dropped,
+        redactions: check.redactions,
+      }),
     ]);
-    await log('success', `${check.results.length} results stored as evidence ${reservationId}`, null, {
-      evidence_id: reservationId,
-      result_count: check.results.length,
-      dropped: check.dropped,
-      redactions: check.redactions,
-    });
     return {
       results: check.results,
       evidence_id: reservationId,
@@ -335,12 +407,12 @@ export class WebSearchService {
   private async reuse(
     actor: Actor,
     access: SpaceAccess,
-    stored: WebSearchEvidence,
+    stored: Pick<WebSearchEvidence, 'id' | 'taskId' | 'query' | 'results' | 'toolName'>,
+    callsUsed: number,
     maxResults: number,
     how: 'reuse' | 'replay',
   ): Promise<WebSearchResponse> {
     const results = stored.results.slice(0, maxResults);
-    const callsUsed = await this.tasks.callsUsed(stored.taskId);
     await this.ai.recordToolCall({
       feature: WEB_SEARCH_FEATURE,
       runId: randomUUID(),

@@ -16,6 +16,12 @@ export interface RuntimeProblem {
   message: string;
 }
 
+/** What of a provider its process needs: a loaded entity, or the same columns read by a raw statement. */
+export type RuntimeProvider = Pick<
+  ToolProvider,
+  'id' | 'isActive' | 'commandArgv' | 'cwd' | 'env' | 'secretEnvVar' | 'credentialId'
+>;
+
 export interface PreparedProvider {
   /** Null when a credential problem keeps the process from getting its secret. */
   spec: SpawnSpec | null;
@@ -44,7 +50,7 @@ export class ProviderRuntime {
    * The caller may pass the credential it loaded with the provider, saving a query.
    */
   async prepare(
-    provider: ToolProvider,
+    provider: RuntimeProvider,
     em: EntityManager,
     executable: 'fresh' | 'cached' | 'skip' = 'fresh',
     /** The provider's credential when the caller loaded it already (null: it has none). */
@@ -88,7 +94,7 @@ export class ProviderRuntime {
   }
 
   /** Whether the command resolves (on PATH, or relative to the working directory) to an executable file. */
-  private async executableExists(provider: ToolProvider, reuse: boolean): Promise<boolean> {
+  private async executableExists(provider: RuntimeProvider, reuse: boolean): Promise<boolean> {
     const key = JSON.stringify([provider.commandArgv[0], provider.cwd]);
     const foundUntil = this.found.get(key);
     if (reuse && foundUntil !== undefined && foundUntil > Date.now()) return true;
@@ -98,7 +104,7 @@ export class ProviderRuntime {
     return exists;
   }
 
-  private async lookUp(provider: ToolProvider): Promise<boolean> {
+  private async lookUp(provider: RuntimeProvider): Promise<boolean> {
     if (provider.cwd !== null) {
       const dir = await stat(resolve(process.cwd(), provider.cwd)).catch(() => null);
       if (!dir?.isDirectory()) return false;
