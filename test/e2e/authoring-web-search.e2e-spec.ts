@@ -13,7 +13,7 @@ import {
 } from '../support/factories';
 import { MetasearchServer, startMetasearchServer } from '../support/metasearch-server';
 import { expectProblem, invalidFields } from '../support/problem';
-import { buildIfNeeded } from '../support/server-process';
+import { buildIfNeeded, eventually } from '../support/server-process';
 
 /*
  * The pipeline-authoring web-search facade end to end: the bundled adapter
@@ -400,6 +400,32 @@ describe('searching', () => {
     expect(after.status).toBe(200);
     expect(after.body).toMatchObject({ calls_used: 6, calls_remaining: 0 });
     expectProblem(await search(fresh.id, 'one too many'), 409, /limit of 6/);
+  });
+
+  it('never answers results it could not store: a reservation lost while its call runs (a database crash) is a 500', async () => {
+    const fresh = await newTask();
+    await consentTo(fresh.id);
+    metasearch.reset();
+    metasearch.delayMs = 1500;
+    const pending = search(fresh.id, 'lost reservation query');
+    const [reservation] = await eventually('the call to reach the metasearch server', async () => {
+      const rows = await dbQuery<{ id: string }>(
+        `SELECT id FROM web_search_evidence WHERE task_id = $1 AND status = 'pending'`,
+        [fresh.id],
+      );
+      return metasearch.requests.length === 1 && rows.length === 1 && rows;
+    });
+    // What recovery after a crash leaves of a reservation that committed without a WAL flush: nothing.
+    await dbQuery(
+      `WITH gone AS (DELETE FROM web_search_evidence WHERE id = $1 RETURNING task_id)
+       UPDATE authoring_tasks SET web_search_slots = web_search_slots - 1 WHERE id IN (SELECT task_id FROM gone)`,
+      [reservation.id],
+    );
+    const res = await pending;
+    expectProblem(res, 500);
+    expect(res.body.results).toBeUndefined();
+    expect(await dbQuery(`SELECT 1 FROM web_search_evidence WHERE task_id = $1`, [fresh.id])).toHaveLength(0);
+    expect((await as(editor).get(`${tasksPath()}/${fresh.id}`)).body.calls_used).toBe(0);
   });
 
   it('refuses unsafe queries (422) and stores nothing of them', async () => {

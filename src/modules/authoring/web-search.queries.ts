@@ -8,6 +8,16 @@ import type { WebSearchResult } from './web-search-rules';
  * COMPLETE_SQL beside the AI log write.
  */
 
+/*
+ * The reservation commits without waiting for its WAL flush (for this
+ * transaction only): its durability comes from the completion, which
+ * commits synchronously and so flushes the WAL up to and including it
+ * before any result is answered. A database crash in between loses the
+ * reservation and its quota slot together, and the completion, finding no
+ * reservation, refuses to answer results it could not store.
+ */
+const ASYNC_COMMIT = `async_commit AS (SELECT set_config('synchronous_commit', 'off', true) AS setting)`;
+
 // A reservation older than this is from a call that never finished (a crash): it no longer holds
 // a quota slot. Longer than any tool call may take (TOOL_CALL_TIMEOUT_MS is at most 2 minutes).
 const STALE = `interval '5 minutes'`;
@@ -115,7 +125,8 @@ const searchReservation = reservationSql({
  * $1 task, $2 space, $3 user, $4 query key and $5 query (null for an unsafe
  * query), $6 max_results, $7 the quota.
  */
-export const SEARCH_SQL = `WITH task AS (
+export const SEARCH_SQL = `WITH ${ASYNC_COMMIT},
+task AS (
   SELECT id, delegated, definition_id, root_task_id FROM authoring_tasks WHERE id = $1::uuid AND space_id = $2::uuid
 ),
 bound AS (${boundWebSearchSql('$2::uuid')}),
@@ -129,7 +140,8 @@ active_grant AS (${activeGrantSql({
 })}),
 ${searchReservation.ctes}
 SELECT task.delegated, task.definition_id, task.root_task_id, bound.*, (SELECT id FROM active_grant) AS grant_id,
-  ${searchReservation.columns}
+  ${searchReservation.columns},
+  (SELECT setting FROM async_commit) AS commit_mode
 FROM task
 LEFT JOIN bound ON true
 LEFT JOIN existing c ON c.status = 'complete'`;
@@ -173,13 +185,14 @@ export const RELEASE_SQL = `WITH gone AS (
 UPDATE authoring_tasks SET web_search_slots = web_search_slots - 1 WHERE id IN (SELECT task_id FROM gone)`;
 
 /**
- * Stores a call's normalised results on its reservation and answers the
- * task's successful calls: those completed before (the statement's
- * snapshot) plus this one.
+ * Stores a call's normalised results on its reservation (committing
+ * synchronously) and answers whether it did, and the task's successful
+ * calls: those completed before (the statement's snapshot) plus this one.
  */
 export const COMPLETE_SQL = `WITH done AS (
   UPDATE web_search_evidence SET status = 'complete', results = $2::jsonb, dropped = $3::jsonb, run_id = $4, completed_at = now()
   WHERE id = $1 AND status = 'pending' RETURNING id
 )
-SELECT ((SELECT count(*) FROM web_search_evidence WHERE task_id = $5 AND status = 'complete')
+SELECT (SELECT count(*) FROM done)::int AS completed,
+  ((SELECT count(*) FROM web_search_evidence WHERE task_id = $5 AND status = 'complete')
   + (SELECT count(*) FROM done))::int AS calls_used`;

@@ -274,7 +274,7 @@ export class WebSearchService {
     }
     // The evidence and the log entry are independent writes: in parallel, one round trip of waiting.
     const [[done]] = await Promise.all([
-      this.prepared.query<{ calls_used: number }>(COMPLETE_SQL, [
+      this.prepared.query<{ completed: number; calls_used: number }>(COMPLETE_SQL, [
         reservationId,
         JSON.stringify(check.results),
         JSON.stringify(check.dropped),
@@ -288,6 +288,9 @@ export class WebSearchService {
         redactions: check.redactions,
       }),
     ]);
+    // Results are answered only once they are stored as evidence (see SEARCH_SQL on a lost reservation).
+    if (done.completed !== 1)
+      throw new Error(`The reservation ${reservationId} was gone when its results came.`);
     return {
       results: check.results,
       evidence_id: reservationId,
