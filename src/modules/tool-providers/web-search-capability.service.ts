@@ -31,6 +31,16 @@ export interface ReadyWebSearch {
 
 /** How long a passed health probe vouches for a provider's session in `requireReady`. */
 const PROBE_REUSE_MS = 30_000;
+/** From this age on, a passed probe still vouches but is renewed in the background. */
+const PROBE_RENEW_MS = 20_000;
+
+interface PassedProbe {
+  /** The spec version it ran against. */
+  version: string;
+  /** When it started. */
+  at: number;
+  renewing: boolean;
+}
 
 /**
  * The space's web_search binding with everything the readiness check needs:
@@ -152,7 +162,7 @@ const READIED_REUSE_MS = 5_000;
 @Injectable()
 export class WebSearchCapabilityService {
   /** Provider id -> the last passed probe, for the spec version it ran against. */
-  private readonly probes = new Map<string, { version: string; at: number }>();
+  private readonly probes = new Map<string, PassedProbe>();
   /** What each readiness check that passed found, for the calls made with its answer. */
   private readonly readied = new WeakMap<ReadyWebSearch, Readied>();
 
@@ -355,12 +365,31 @@ export class WebSearchCapabilityService {
     return { bound, errors, checkedAt, spec };
   }
 
-  /** Lists the provider's tools on its warm session; null when healthy, else why not. */
+  /**
+   * Lists the provider's tools on its warm session; null when healthy, else
+   * why not. With `reuse`, a passed probe younger than 30 s stands; one past
+   * 20 s is renewed in the background, so that a steady stream of calls
+   * never waits for a probe while none ever relies on one older than 30 s.
+   */
   private async probe(spec: SpawnSpec, toolName: string, reuse: boolean): Promise<string | null> {
     const version = specVersion(spec);
     const last = this.probes.get(spec.providerId);
-    if (reuse && last && last.version === version && Date.now() - last.at < PROBE_REUSE_MS) return null;
+    if (reuse && last && last.version === version) {
+      const age = Date.now() - last.at;
+      if (age < PROBE_REUSE_MS) {
+        if (age >= PROBE_RENEW_MS && !last.renewing) {
+          last.renewing = true;
+          void this.renewProbe(spec, toolName, version, last);
+        }
+        return null;
+      }
+    }
+    return this.probeNow(spec, toolName, version);
+  }
+
+  private async probeNow(spec: SpawnSpec, toolName: string, version: string): Promise<string | null> {
     const timeout = this.config.toolProviders.healthTimeoutMs;
+    const startedAt = Date.now();
     try {
       const session = await this.sessions.session(spec, timeout);
       const tools = await session.listAllTools(timeout);
@@ -368,13 +397,34 @@ export class WebSearchCapabilityService {
         this.probes.delete(spec.providerId);
         return `the provider no longer lists ${toolName}`;
       }
-      this.probes.set(spec.providerId, { version, at: Date.now() });
+      this.probes.set(spec.providerId, { version, at: startedAt, renewing: false });
       return null;
     } catch (error) {
       this.probes.delete(spec.providerId);
       if (error instanceof ProviderFailed) return error.reason;
       throw error;
     }
+  }
+
+  /** A background probe: its pass counts only if nothing (a failed call, another probe) replaced `last` meanwhile. */
+  private async renewProbe(
+    spec: SpawnSpec,
+    toolName: string,
+    version: string,
+    last: PassedProbe,
+  ): Promise<void> {
+    const timeout = this.config.toolProviders.healthTimeoutMs;
+    const startedAt = Date.now();
+    let passed = false;
+    try {
+      const session = await this.sessions.session(spec, timeout);
+      passed = (await session.listAllTools(timeout)).some((t) => t.name === toolName);
+    } catch {
+      // A failure is the next call's to find and report: it probes again, inline.
+    }
+    if (this.probes.get(spec.providerId) !== last) return;
+    if (passed) this.probes.set(spec.providerId, { version, at: startedAt, renewing: false });
+    else this.probes.delete(spec.providerId);
   }
 
   private find(em: EntityManager, spaceId: string, lock = false): Promise<CapabilityBinding | null> {
