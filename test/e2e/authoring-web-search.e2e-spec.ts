@@ -13,7 +13,7 @@ import {
 } from '../support/factories';
 import { MetasearchServer, startMetasearchServer } from '../support/metasearch-server';
 import { expectProblem, invalidFields } from '../support/problem';
-import { buildIfNeeded } from '../support/server-process';
+import { buildIfNeeded, eventually } from '../support/server-process';
 
 /*
  * The pipeline-authoring web-search facade end to end: the bundled adapter
@@ -53,6 +53,13 @@ const as = (user: TestUser) => {
       record(
         await t.http
           .put(API + path)
+          .set(bearer(user))
+          .send(body),
+      ),
+    patch: async (path: string, body: object = {}) =>
+      record(
+        await t.http
+          .patch(API + path)
           .set(bearer(user))
           .send(body),
       ),
@@ -395,6 +402,32 @@ describe('searching', () => {
     expectProblem(await search(fresh.id, 'one too many'), 409, /limit of 6/);
   });
 
+  it('never answers results it could not store: a reservation lost while its call runs (a database crash) is a 500', async () => {
+    const fresh = await newTask();
+    await consentTo(fresh.id);
+    metasearch.reset();
+    metasearch.delayMs = 1500;
+    const pending = search(fresh.id, 'lost reservation query');
+    const [reservation] = await eventually('the call to reach the metasearch server', async () => {
+      const rows = await dbQuery<{ id: string }>(
+        `SELECT id FROM web_search_evidence WHERE task_id = $1 AND status = 'pending'`,
+        [fresh.id],
+      );
+      return metasearch.requests.length === 1 && rows.length === 1 && rows;
+    });
+    // What recovery after a crash leaves of a reservation that committed without a WAL flush: nothing.
+    await dbQuery(
+      `WITH gone AS (DELETE FROM web_search_evidence WHERE id = $1 RETURNING task_id)
+       UPDATE authoring_tasks SET web_search_slots = web_search_slots - 1 WHERE id IN (SELECT task_id FROM gone)`,
+      [reservation.id],
+    );
+    const res = await pending;
+    expectProblem(res, 500);
+    expect(res.body.results).toBeUndefined();
+    expect(await dbQuery(`SELECT 1 FROM web_search_evidence WHERE task_id = $1`, [fresh.id])).toHaveLength(0);
+    expect((await as(editor).get(`${tasksPath()}/${fresh.id}`)).body.calls_used).toBe(0);
+  });
+
   it('refuses unsafe queries (422) and stores nothing of them', async () => {
     const unsafe = 'contact jane.doe@acme.com about pricing';
     const res = await search(task.id, unsafe);
@@ -552,6 +585,54 @@ describe('capability and grant lifecycle', () => {
     const again = await search(task.id, 'binding scoped grant', editor, {}, s);
     expect(again.status).toBe(202);
     expect(again.body.consent.scope.binding_id).toBe(rebound);
+  });
+
+  it('fails closed as soon as the capability stops being ready after a search, holding no quota slot while it refuses', async () => {
+    const s = await createSpace(t.http, editor);
+    const own = await registerAdapter();
+    await bind(s, own);
+    const task = await newTask(editor, {}, s);
+    await consentTo(task.id, editor, s);
+    expect((await search(task.id, 'ready before the change', editor, {}, s)).status).toBe(200);
+    const credentialId = (await as(root).get(`/admin/ai/tool-providers/${own.id}`)).body.credential_id;
+    const enablement = `/spaces/${s.slug}/ai/tool-providers/${own.id}/enablement`;
+    const changes: Array<{ code: string; apply: () => Promise<Response>; undo: () => Promise<Response> }> = [
+      {
+        code: 'provider_inactive',
+        apply: () => as(root).patch(`/admin/ai/tool-providers/${own.id}`, { is_active: false }),
+        undo: () => as(root).patch(`/admin/ai/tool-providers/${own.id}`, { is_active: true }),
+      },
+      {
+        code: 'credential_inactive',
+        apply: () => as(root).patch(`/admin/credentials/${credentialId}`, { is_active: false }),
+        undo: () => as(root).patch(`/admin/credentials/${credentialId}`, { is_active: true }),
+      },
+      {
+        code: 'tool_unavailable',
+        apply: () => as(editor).put(enablement, { enabled: false }),
+        undo: () => as(editor).put(enablement, { enabled: true }),
+      },
+    ];
+    metasearch.reset();
+    for (const change of changes) {
+      expect((await change.apply()).status).toBe(200);
+      const refused = await search(task.id, `refused while ${change.code}`, editor, {}, s);
+      expectProblem(refused, 409);
+      expect(refused.body.readiness_errors.map((e: string) => e.split(':')[0])).toContain(change.code);
+      // The statement that read the refusal's reasons reserved a slot with them: it was given back.
+      expect(
+        await dbQuery(
+          `SELECT t.web_search_slots, (SELECT count(*)::int FROM web_search_evidence e WHERE e.task_id = t.id) AS evidence
+           FROM authoring_tasks t WHERE t.id = $1`,
+          [task.id],
+        ),
+      ).toEqual([{ web_search_slots: 1, evidence: 1 }]);
+      expect((await change.undo()).status).toBe(200);
+    }
+    expect(metasearch.requests).toHaveLength(0);
+    const after = await search(task.id, 'ready after the changes', editor, {}, s);
+    expect(after.status).toBe(200);
+    expect(after.body).toMatchObject({ calls_used: 2, reused: false });
   });
 
   it('revokes grants when the provider is deleted: searching fails closed, then asks again with a new provider', async () => {

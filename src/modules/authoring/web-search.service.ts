@@ -8,7 +8,7 @@ import type { SpaceAccess } from '../../common/permissions/space-access.port';
 import { PreparedQueries } from '../../database/prepared-queries';
 import { TransactionRunner } from '../../database/transaction-runner';
 import { AiGatewayService } from '../ai/ai-gateway.service';
-import { GrantScope, ToolGrantsService } from '../tool-providers/tool-grants.service';
+import { GrantScope } from '../tool-providers/tool-grants.service';
 import { ReadyWebSearch, WebSearchCapabilityService } from '../tool-providers/web-search-capability.service';
 import { AuthoringTasksService } from './authoring-tasks.service';
 import {
@@ -30,6 +30,16 @@ import type {
 import { AuthoringTask } from './entities/authoring-task.entity';
 import { WebSearchEvidence } from './entities/web-search-evidence.entity';
 import {
+  COMPLETE_SQL,
+  FREE_STALE_SQL,
+  GIVE_BACK_SQL,
+  RELEASE_SQL,
+  RESERVE_SQL,
+  ReservationRow,
+  SEARCH_SQL,
+  SearchRow,
+} from './web-search.queries';
+import {
   checkToolOutput,
   MAX_CALLS_PER_TASK,
   MAX_RESULTS_PER_CALL,
@@ -37,80 +47,8 @@ import {
   WEB_SEARCH_FEATURE,
 } from './web-search-rules';
 
-interface ReserveRow {
-  reserved_id: string | null;
-  complete_id: string | null;
-  slot_taken: number;
-  in_flight: number;
-}
-
-// A reservation older than this is from a call that never finished (a crash): it no longer holds
-// a quota slot. Longer than any tool call may take (TOOL_CALL_TIMEOUT_MS is at most 2 minutes).
-const STALE = `interval '5 minutes'`;
-
-/*
- * Reserves a live call in one statement. The conditional UPDATE of the
- * task's slot count is the serialisation point: a concurrent reservation
- * waits for the row and re-checks the limit on its new value. A stale
- * reservation of the same query already holds a slot and is taken over.
- * $1 task, $2 query key, $3 query, $4 max_results, $5 binding, $6 provider,
- * $7 tool name, $8 user, $9 the quota.
- */
-const RESERVE_SQL = `WITH existing AS (
-  SELECT id, status, created_at > now() - ${STALE} AS fresh
-  FROM web_search_evidence WHERE task_id = $1 AND query_key_hash = $2
-),
-slot AS (
-  UPDATE authoring_tasks
-  SET web_search_slots = web_search_slots + CASE WHEN EXISTS (SELECT 1 FROM existing) THEN 0 ELSE 1 END
-  WHERE id = $1
-    AND NOT EXISTS (SELECT 1 FROM existing WHERE status = 'complete' OR fresh)
-    AND (web_search_slots < $9 OR EXISTS (SELECT 1 FROM existing))
-  RETURNING id
-),
-retaken AS (
-  UPDATE web_search_evidence e
-  SET created_at = now(), query = $3, max_results = $4, binding_id = $5, provider_id = $6, tool_name = $7, created_by = $8
-  FROM existing x, slot WHERE e.id = x.id
-  RETURNING e.id
-),
-inserted AS (
-  INSERT INTO web_search_evidence (task_id, query_key_hash, query, status, max_results, binding_id, provider_id, tool_name, created_by)
-  SELECT $1, $2, $3, 'pending', $4, $5, $6, $7, $8 FROM slot WHERE NOT EXISTS (SELECT 1 FROM existing)
-  ON CONFLICT (task_id, query_key_hash) DO NOTHING
-  RETURNING id
-)
-SELECT coalesce((SELECT id FROM inserted), (SELECT id FROM retaken)) AS reserved_id,
-  (SELECT id FROM existing WHERE status = 'complete') AS complete_id,
-  (SELECT count(*) FROM slot)::int AS slot_taken,
-  (SELECT count(*) FROM existing WHERE status = 'pending' AND fresh)::int AS in_flight`;
-
-const GIVE_BACK_SQL = `UPDATE authoring_tasks SET web_search_slots = web_search_slots - 1 WHERE id = $1`;
-
-/** Frees the slots of the task's stale reservations; answers how many. */
-const FREE_STALE_SQL = `WITH stale AS (
-  DELETE FROM web_search_evidence WHERE task_id = $1 AND status = 'pending' AND created_at <= now() - ${STALE} RETURNING id
-)
-UPDATE authoring_tasks SET web_search_slots = web_search_slots - (SELECT count(*) FROM stale) WHERE id = $1
-RETURNING (SELECT count(*) FROM stale)::int AS freed`;
-
-/** Removes a failed call's reservation and gives its slot back. */
-const RELEASE_SQL = `WITH gone AS (
-  DELETE FROM web_search_evidence WHERE id = $1 AND status = 'pending' RETURNING task_id
-)
-UPDATE authoring_tasks SET web_search_slots = web_search_slots - 1 WHERE id IN (SELECT task_id FROM gone)`;
-
-/**
- * Stores a call's normalised results on its reservation and answers the
- * task's successful calls: those completed before (the statement's
- * snapshot) plus this one.
- */
-const COMPLETE_SQL = `WITH done AS (
-  UPDATE web_search_evidence SET status = 'complete', results = $2::jsonb, dropped = $3::jsonb, run_id = $4, completed_at = now()
-  WHERE id = $1 AND status = 'pending' RETURNING id
-)
-SELECT ((SELECT count(*) FROM web_search_evidence WHERE task_id = $5 AND status = 'complete')
-  + (SELECT count(*) FROM done))::int AS calls_used`;
+/** What a reuse or replay answers and logs from stored evidence. */
+type StoredEvidence = Pick<WebSearchEvidence, 'id' | 'taskId' | 'query' | 'results' | 'toolName'>;
 
 export type WebSearchOutcome =
   { kind: 'consent'; body: ConsentRequiredResponse } | { kind: 'results'; body: WebSearchResponse };
@@ -128,7 +66,6 @@ export class WebSearchService {
     private readonly tasks: AuthoringTasksService,
     private readonly consents: ConsentsService,
     private readonly capability: WebSearchCapabilityService,
-    private readonly grants: ToolGrantsService,
     private readonly ai: AiGatewayService,
     private readonly tx: TransactionRunner,
     private readonly prepared: PreparedQueries,
@@ -140,39 +77,59 @@ export class WebSearchService {
     taskId: string,
     dto: WebSearchDto,
   ): Promise<WebSearchOutcome> {
-    const task = await this.tasks.require(access.space.id, taskId);
-    if (task.delegated) throw new DelegatedTaskForbidden();
     const sanitised = sanitiseQuery(dto.query);
+    const maxResults = dto.max_results ?? MAX_RESULTS_PER_CALL;
+    const [row] = await this.prepared.query<SearchRow>(SEARCH_SQL, [
+      taskId,
+      access.space.id,
+      actor.userId,
+      sanitised.ok ? sanitised.value.keyHash : null,
+      sanitised.ok ? sanitised.value.query : null,
+      maxResults,
+      MAX_CALLS_PER_TASK,
+    ]);
+    // The statement reserves nothing for a missing or delegated task or an unsafe query.
+    if (!row) throw new NotFound('authoring task', taskId);
+    if (row.delegated) throw new DelegatedTaskForbidden();
     if (!sanitised.ok) throw new UnsafeQuery(sanitised.reason);
     const { query, keyHash } = sanitised.value;
-    const maxResults = dto.max_results ?? MAX_RESULTS_PER_CALL;
 
-    const ready = await this.capability.requireReady(access.space.id);
-    const scope: GrantScope = {
-      userId: actor.userId,
-      spaceId: access.space.id,
-      definitionId: task.definitionId,
-      rootTaskId: task.rootTaskId,
-      bindingId: ready.bindingId,
-      providerId: ready.providerId,
-    };
-    if (!(await this.grants.findActive(scope))) {
+    let ready: ReadyWebSearch;
+    try {
+      ready = await this.capability.requireReadyFrom(row);
+    } catch (error) {
+      // Not ready: whatever the statement reserved goes back before the refusal.
+      if (row.reserved_id) await this.release(row.reserved_id);
+      else if (row.slot_taken) await this.prepared.query(GIVE_BACK_SQL, [taskId]);
+      throw error;
+    }
+    if (!row.grant_id) {
+      const scope: GrantScope = {
+        userId: actor.userId,
+        spaceId: access.space.id,
+        definitionId: row.definition_id,
+        rootTaskId: row.root_task_id,
+        bindingId: ready.bindingId,
+        providerId: ready.providerId,
+      };
       const consent = await this.tx.run(async (em) => {
-        await this.lockTask(em, task.id);
-        return this.consents.findOrAsk(em, scope, task.id);
+        await this.lockTask(em, taskId);
+        return this.consents.findOrAsk(em, scope, taskId);
       });
       return { kind: 'consent', body: { consent } };
     }
 
-    const reservation = await this.reserve(task, keyHash, query, maxResults, ready, actor.userId);
-    if ('reuse' in reservation)
+    const reservation = await this.reservation(row, taskId, keyHash, query, maxResults, ready, actor.userId);
+    if ('reuse' in reservation) {
+      const { stored, callsUsed } = reservation.reuse;
       return {
         kind: 'results',
-        body: await this.reuse(actor, access, reservation.reuse, maxResults, 'reuse'),
+        body: await this.reuse(actor, access, stored, callsUsed, maxResults, 'reuse'),
       };
+    }
     return {
       kind: 'results',
-      body: await this.live(actor, access, task, reservation.id, query, maxResults, ready),
+      body: await this.live(actor, access, taskId, reservation.id, query, maxResults, ready),
     };
   }
 
@@ -211,7 +168,8 @@ export class WebSearchService {
         : null;
     }
     if (!stored) throw new NotFound('web-search evidence', dto.evidence_id);
-    return this.reuse(actor, access, stored, MAX_RESULTS_PER_CALL, 'replay');
+    const callsUsed = await this.tasks.callsUsed(task.id);
+    return this.reuse(actor, access, stored, callsUsed, MAX_RESULTS_PER_CALL, 'replay');
   }
 
   private async lockTask(em: EntityManager, taskId: string): Promise<void> {
@@ -221,22 +179,43 @@ export class WebSearchService {
   }
 
   /**
-   * One statement: the complete evidence of the query to reuse, or a
-   * `pending` evidence row holding one of the task's quota slots for the
-   * live call. A stale reservation (a call that never finished) is freed
-   * once the quota looks used up, then the reservation is tried again.
+   * What the search statement's reservation came to: the complete evidence
+   * to reuse, or the reservation holding a quota slot for the live call. A
+   * stale reservation (a call that never finished) is freed once the quota
+   * looks used up, then the reservation is tried again, once.
    */
-  private async reserve(
-    task: AuthoringTask,
+  private async reservation(
+    first: ReservationRow,
+    taskId: string,
     keyHash: string,
     query: string,
     maxResults: number,
     ready: ReadyWebSearch,
     userId: string,
-  ): Promise<{ reuse: WebSearchEvidence } | { id: string }> {
+  ): Promise<{ reuse: { stored: StoredEvidence; callsUsed: number } } | { id: string }> {
+    let row = first;
     for (let attempt = 1; ; attempt++) {
-      const [row] = await this.prepared.query<ReserveRow>(RESERVE_SQL, [
-        task.id,
+      if (row.complete_id) {
+        const stored: StoredEvidence = {
+          id: row.complete_id,
+          taskId,
+          query: row.complete_query!,
+          results: row.complete_results!,
+          toolName: row.complete_tool_name!,
+        };
+        return { reuse: { stored, callsUsed: row.calls_used } };
+      }
+      if (row.reserved_id) return { id: row.reserved_id };
+      if (row.slot_taken) {
+        // A concurrent search of the same query inserted first: give the slot back.
+        await this.prepared.query(GIVE_BACK_SQL, [taskId]);
+        throw new SearchInProgress();
+      }
+      if (row.in_flight) throw new SearchInProgress();
+      const [freed] = await this.prepared.query<{ freed: number }>(FREE_STALE_SQL, [taskId]);
+      if (attempt > 1 || !freed || freed.freed === 0) throw new WebSearchQuotaExhausted();
+      [row] = await this.prepared.query<ReservationRow>(RESERVE_SQL, [
+        taskId,
         keyHash,
         query,
         maxResults,
@@ -246,25 +225,13 @@ export class WebSearchService {
         userId,
         MAX_CALLS_PER_TASK,
       ]);
-      if (row.complete_id) {
-        return { reuse: await this.evidence.findOneByOrFail({ id: row.complete_id }) };
-      }
-      if (row.reserved_id) return { id: row.reserved_id };
-      if (row.slot_taken) {
-        // A concurrent search of the same query inserted first: give the slot back.
-        await this.prepared.query(GIVE_BACK_SQL, [task.id]);
-        throw new SearchInProgress();
-      }
-      if (row.in_flight) throw new SearchInProgress();
-      const [freed] = await this.prepared.query<{ freed: number }>(FREE_STALE_SQL, [task.id]);
-      if (attempt > 1 || !freed || freed.freed === 0) throw new WebSearchQuotaExhausted();
     }
   }
 
   private async live(
     actor: Actor,
     access: SpaceAccess,
-    task: AuthoringTask,
+    taskId: string,
     reservationId: string,
     query: string,
     maxResults: number,
@@ -288,35 +255,42 @@ export class WebSearchService {
         input: query,
         output,
         error,
-        detail: { task_id: task.id, max_results: maxResults, reused: false, ...detail },
+        detail: { task_id: taskId, max_results: maxResults, reused: false, ...detail },
       });
     let output: unknown;
     try {
       output = await this.capability.call(ready, { query, max_results: maxResults });
     } catch (error) {
-      await this.release(reservationId);
-      await log('error', null, error instanceof Error ? error.message : 'The web-search tool failed.', {});
+      await Promise.all([
+        this.release(reservationId),
+        log('error', null, error instanceof Error ? error.message : 'The web-search tool failed.', {}),
+      ]);
       throw error;
     }
     const check = checkToolOutput(output, maxResults);
     if (!check.ok) {
-      await this.release(reservationId);
-      await log('error', null, check.reason, {});
+      await Promise.all([this.release(reservationId), log('error', null, check.reason, {})]);
       throw new WebSearchOutputRefused(check.reason);
     }
-    const [done] = await this.prepared.query<{ calls_used: number }>(COMPLETE_SQL, [
-      reservationId,
-      JSON.stringify(check.results),
-      JSON.stringify(check.dropped),
-      runId,
-      task.id,
+    // The evidence and the log entry are independent writes: in parallel, one round trip of waiting.
+    const [[done]] = await Promise.all([
+      this.prepared.query<{ completed: number; calls_used: number }>(COMPLETE_SQL, [
+        reservationId,
+        JSON.stringify(check.results),
+        JSON.stringify(check.dropped),
+        runId,
+        taskId,
+      ]),
+      log('success', `${check.results.length} results stored as evidence ${reservationId}`, null, {
+        evidence_id: reservationId,
+        result_count: check.results.length,
+        dropped: check.dropped,
+        redactions: check.redactions,
+      }),
     ]);
-    await log('success', `${check.results.length} results stored as evidence ${reservationId}`, null, {
-      evidence_id: reservationId,
-      result_count: check.results.length,
-      dropped: check.dropped,
-      redactions: check.redactions,
-    });
+    // Results are answered only once they are stored as evidence (see SEARCH_SQL on a lost reservation).
+    if (done.completed !== 1)
+      throw new Error(`The reservation ${reservationId} was gone when its results came.`);
     return {
       results: check.results,
       evidence_id: reservationId,
@@ -335,12 +309,12 @@ export class WebSearchService {
   private async reuse(
     actor: Actor,
     access: SpaceAccess,
-    stored: WebSearchEvidence,
+    stored: StoredEvidence,
+    callsUsed: number,
     maxResults: number,
     how: 'reuse' | 'replay',
   ): Promise<WebSearchResponse> {
     const results = stored.results.slice(0, maxResults);
-    const callsUsed = await this.tasks.callsUsed(stored.taskId);
     await this.ai.recordToolCall({
       feature: WEB_SEARCH_FEATURE,
       runId: randomUUID(),

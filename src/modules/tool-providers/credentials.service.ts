@@ -125,7 +125,7 @@ export class CredentialsService {
   }
 
   /** The same for a row loaded with its sealed secret (`addSelect('c.secretSealed')`). */
-  unseal(row: Credential): OpenedCredential {
+  unseal(row: Pick<Credential, 'id' | 'isActive' | 'secretSealed'>): OpenedCredential {
     return {
       isActive: row.isActive,
       secret: row.secretSealed ? this.box.open(row.secretSealed, secretContext(row.id)) : null,

@@ -9,12 +9,26 @@ import type { ToolProvider } from './entities/tool-provider.entity';
 import { commandCandidates, SpawnSpec } from './mcp-process';
 
 const FOUND_REUSE_MS = 10_000;
+/** From this age on, a lookup that found the executable still stands but is renewed in the background. */
+const FOUND_RENEW_MS = 6_000;
+
+interface Found {
+  /** When the lookup that found it started. */
+  at: number;
+  renewing: boolean;
+}
 
 /** A reason a provider cannot run, as listed in readiness diagnostics: a stable code and a sentence. */
 export interface RuntimeProblem {
   code: 'provider_inactive' | 'credential_inactive' | 'credential_incomplete' | 'missing_executable';
   message: string;
 }
+
+/** What of a provider its process needs: a loaded entity, or the same columns read by a raw statement. */
+export type RuntimeProvider = Pick<
+  ToolProvider,
+  'id' | 'isActive' | 'commandArgv' | 'cwd' | 'env' | 'secretEnvVar' | 'credentialId'
+>;
 
 export interface PreparedProvider {
   /** Null when a credential problem keeps the process from getting its secret. */
@@ -29,8 +43,8 @@ export interface PreparedProvider {
  */
 @Injectable()
 export class ProviderRuntime {
-  /** Command and cwd -> until when a lookup that found the executable is reused. */
-  private readonly found = new Map<string, number>();
+  /** Command and cwd -> the last lookup that found the executable. */
+  private readonly found = new Map<string, Found>();
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -44,7 +58,7 @@ export class ProviderRuntime {
    * The caller may pass the credential it loaded with the provider, saving a query.
    */
   async prepare(
-    provider: ToolProvider,
+    provider: RuntimeProvider,
     em: EntityManager,
     executable: 'fresh' | 'cached' | 'skip' = 'fresh',
     /** The provider's credential when the caller loaded it already (null: it has none). */
@@ -87,18 +101,42 @@ export class ProviderRuntime {
     return { spec, problems };
   }
 
-  /** Whether the command resolves (on PATH, or relative to the working directory) to an executable file. */
-  private async executableExists(provider: ToolProvider, reuse: boolean): Promise<boolean> {
+  /**
+   * Whether the command resolves (on PATH, or relative to the working
+   * directory) to an executable file. With `reuse`, a lookup that found it
+   * within 10 s stands, and one past 6 s is renewed in the background: calls
+   * do not wait for the file system, and none relies on a lookup older than 10 s.
+   */
+  private async executableExists(provider: RuntimeProvider, reuse: boolean): Promise<boolean> {
     const key = JSON.stringify([provider.commandArgv[0], provider.cwd]);
-    const foundUntil = this.found.get(key);
-    if (reuse && foundUntil !== undefined && foundUntil > Date.now()) return true;
+    const found = this.found.get(key);
+    if (reuse && found) {
+      const age = Date.now() - found.at;
+      if (age < FOUND_REUSE_MS) {
+        if (age >= FOUND_RENEW_MS && !found.renewing) {
+          found.renewing = true;
+          void this.renewLookup(provider, key, found);
+        }
+        return true;
+      }
+    }
+    const startedAt = Date.now();
     const exists = await this.lookUp(provider);
-    if (exists) this.found.set(key, Date.now() + FOUND_REUSE_MS);
+    if (exists) this.found.set(key, { at: startedAt, renewing: false });
     else this.found.delete(key);
     return exists;
   }
 
-  private async lookUp(provider: ToolProvider): Promise<boolean> {
+  /** A background lookup: it counts only if no other lookup replaced `found` meanwhile. */
+  private async renewLookup(provider: RuntimeProvider, key: string, found: Found): Promise<void> {
+    const startedAt = Date.now();
+    const exists = await this.lookUp(provider).catch(() => false);
+    if (this.found.get(key) !== found) return;
+    if (exists) this.found.set(key, { at: startedAt, renewing: false });
+    else this.found.delete(key);
+  }
+
+  private async lookUp(provider: RuntimeProvider): Promise<boolean> {
     if (provider.cwd !== null) {
       const dir = await stat(resolve(process.cwd(), provider.cwd)).catch(() => null);
       if (!dir?.isDirectory()) return false;

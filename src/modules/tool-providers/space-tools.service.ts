@@ -29,10 +29,11 @@ const MAX_ALLOWLIST = 500;
  * The space tool availability rule over tool `t`, its provider `p` and the
  * space's enablement `e`: the provider is active and enabled for the space,
  * the tool is enabled, its risk level is `read`, and it is allowlisted when
- * an allowlist is set.
+ * an allowlist is set. In column names, so that raw statements use it as
+ * query builders do.
  */
 export const AVAILABLE =
-  "(p.isActive AND e.enabled AND t.isEnabled AND t.riskLevel = 'read' AND (e.allowedToolNames IS NULL OR t.toolName = ANY(e.allowedToolNames)))";
+  "(p.is_active AND e.enabled AND t.is_enabled AND t.risk_level = 'read' AND (e.allowed_tool_names IS NULL OR t.tool_name = ANY(e.allowed_tool_names)))";
 
 /** Per-space enablement of providers and the space tool availability rule. */
 @Injectable()

@@ -5,19 +5,18 @@ import type { Actor } from '../../common/auth/actor';
 import { NotFound } from '../../common/errors/domain-error';
 import type { SpaceRef } from '../../common/permissions/space-access.port';
 import { APP_CONFIG, AppConfig } from '../../config/app.config';
+import { PreparedQueries } from '../../database/prepared-queries';
 import { TransactionRunner } from '../../database/transaction-runner';
 import { AuditService } from '../../platform/audit/audit.service';
 import { WebSearchBindingResponse } from './dto/web-search.dto';
 import { CredentialsService } from './credentials.service';
 import { CapabilityBinding } from './entities/capability-binding.entity';
 import { ProviderTool } from './entities/provider-tool.entity';
-import { ToolProvider } from './entities/tool-provider.entity';
 import { SpawnSpec, specVersion } from './mcp-process';
 import { McpSessionPool } from './mcp-session-pool';
 import { WEB_SEARCH } from './provider-config';
-import { ProviderRuntime } from './provider-runtime.service';
+import { ProviderRuntime, RuntimeProvider } from './provider-runtime.service';
 import { AVAILABLE, SpaceToolsService } from './space-tools.service';
-import { SpaceToolEnablement } from './entities/space-tool-enablement.entity';
 import { ToolGrantsService } from './tool-grants.service';
 import { CapabilityNotReady, InvalidToolConfig, ProviderFailed } from './tool-providers.errors';
 import { namespacedName } from './tool-providers.mapper';
@@ -32,13 +31,110 @@ export interface ReadyWebSearch {
 
 /** How long a passed health probe vouches for a provider's session in `requireReady`. */
 const PROBE_REUSE_MS = 30_000;
+/** From this age on, a passed probe still vouches but is renewed in the background. */
+const PROBE_RENEW_MS = 20_000;
+
+interface PassedProbe {
+  /** The spec version it ran against. */
+  version: string;
+  /** When it started. */
+  at: number;
+  renewing: boolean;
+}
+
+/**
+ * The space's web_search binding with everything the readiness check needs:
+ * its tool, its provider and the provider's credential (sealed secret
+ * included), and whether the tool is available in the space now. A
+ * subquery selecting one row, or none without a binding; `spaceId` is an SQL
+ * expression. Statements that check more in the same round trip (an
+ * authoring task's grant) embed it; decode the row with `boundFromRow`.
+ */
+export function boundWebSearchSql(spaceId: string): string {
+  return `SELECT b.id AS binding_id, b.created_at AS binding_created_at,
+    t.id AS tool_id, t.tool_name, t.capability_id, t.capability_compatible, t.capability_validation_error,
+    p.id AS provider_id, p.slug AS provider_slug, p.is_active AS provider_active, p.command_argv, p.cwd, p.env,
+    p.secret_env_var, p.credential_id, p.last_error,
+    c.id IS NOT NULL AS credential_found, c.is_active AS credential_active, c.secret_sealed,
+    COALESCE(${AVAILABLE}, false) AS available
+  FROM space_capability_bindings b
+  JOIN tool_provider_tools t ON t.id = b.provider_tool_id
+  JOIN tool_providers p ON p.id = b.provider_id
+  LEFT JOIN credentials c ON c.id = p.credential_id
+  LEFT JOIN space_tool_enablements e ON e.provider_id = b.provider_id AND e.space_id = b.space_id
+  WHERE b.space_id = ${spaceId} AND b.capability_id = '${WEB_SEARCH}'`;
+}
+
+/** The columns of `boundWebSearchSql`; all null in an outer join's row when the space has no binding. */
+export interface BoundWebSearchRow {
+  binding_id: string | null;
+  binding_created_at: Date | null;
+  tool_id: string | null;
+  tool_name: string | null;
+  capability_id: string | null;
+  capability_compatible: boolean | null;
+  capability_validation_error: string | null;
+  provider_id: string | null;
+  provider_slug: string | null;
+  provider_active: boolean | null;
+  command_argv: string[] | null;
+  cwd: string | null;
+  env: Record<string, string> | null;
+  secret_env_var: string | null;
+  credential_id: string | null;
+  last_error: string | null;
+  credential_found: boolean | null;
+  credential_active: boolean | null;
+  secret_sealed: string | null;
+  available: boolean | null;
+}
+
+const FIND_BOUND_SQL = boundWebSearchSql('$1::uuid');
 
 interface Bound {
-  binding: CapabilityBinding;
-  tool: ProviderTool;
-  provider: ToolProvider;
+  bindingId: string;
+  createdAt: Date;
+  tool: {
+    id: string;
+    toolName: string;
+    capabilityId: string | null;
+    capabilityCompatible: boolean | null;
+    capabilityValidationError: string | null;
+  };
+  provider: RuntimeProvider & { slug: string; lastError: string | null };
+  credential: { id: string; isActive: boolean; secretSealed: string | null } | null;
   /** Under the space tool availability rule, now. */
   available: boolean;
+}
+
+function boundFromRow(row: BoundWebSearchRow | undefined): Bound | null {
+  if (!row?.binding_id) return null;
+  return {
+    bindingId: row.binding_id,
+    createdAt: row.binding_created_at!,
+    tool: {
+      id: row.tool_id!,
+      toolName: row.tool_name!,
+      capabilityId: row.capability_id,
+      capabilityCompatible: row.capability_compatible,
+      capabilityValidationError: row.capability_validation_error,
+    },
+    provider: {
+      id: row.provider_id!,
+      slug: row.provider_slug!,
+      isActive: row.provider_active!,
+      commandArgv: row.command_argv!,
+      cwd: row.cwd,
+      env: row.env!,
+      secretEnvVar: row.secret_env_var,
+      credentialId: row.credential_id,
+      lastError: row.last_error,
+    },
+    credential: row.credential_found
+      ? { id: row.credential_id!, isActive: row.credential_active!, secretSealed: row.secret_sealed }
+      : null,
+    available: row.available === true,
+  };
 }
 
 interface Readiness {
@@ -48,15 +144,14 @@ interface Readiness {
   spec?: SpawnSpec | null;
 }
 
-/** What requireReady found, kept for the call that follows it so that the call need not read it again. */
+/** What a readiness check found, kept for the call that follows it so that the call need not read it again. */
 interface Readied {
-  providerToolId: string;
   toolName: string;
   spec: SpawnSpec;
   at: number;
 }
 
-/** How long a requireReady result stands in for the call's own lookup. */
+/** How long a readiness check stands in for the call's own lookup. */
 const READIED_REUSE_MS = 5_000;
 
 /**
@@ -67,14 +162,15 @@ const READIED_REUSE_MS = 5_000;
 @Injectable()
 export class WebSearchCapabilityService {
   /** Provider id -> the last passed probe, for the spec version it ran against. */
-  private readonly probes = new Map<string, { version: string; at: number }>();
-  /** Binding id -> what the last requireReady found, consumed by the next call. */
-  private readonly readied = new Map<string, Readied>();
+  private readonly probes = new Map<string, PassedProbe>();
+  /** What each readiness check that passed found, for the calls made with its answer. */
+  private readonly readied = new WeakMap<ReadyWebSearch, Readied>();
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @InjectRepository(CapabilityBinding) private readonly bindings: Repository<CapabilityBinding>,
     private readonly tx: TransactionRunner,
+    private readonly prepared: PreparedQueries,
     private readonly audit: AuditService,
     private readonly runtime: ProviderRuntime,
     private readonly spaceTools: SpaceToolsService,
@@ -85,7 +181,7 @@ export class WebSearchCapabilityService {
 
   /** The binding and every reason it fails closed, with a live health probe. */
   async get(spaceId: string): Promise<WebSearchBindingResponse> {
-    return this.response(await this.readiness(spaceId, false));
+    return this.response(await this.readiness(await this.findBound(spaceId), false));
   }
 
   async put(actor: Actor, space: SpaceRef, providerToolId: string): Promise<WebSearchBindingResponse> {
@@ -150,20 +246,30 @@ export class WebSearchCapabilityService {
 
   /** The space's bound web_search tool when healthy; otherwise a DomainError (409) whose detail lists the readiness errors. */
   async requireReady(spaceId: string): Promise<ReadyWebSearch> {
-    const { bound, errors, spec } = await this.readiness(spaceId, true);
+    return this.requireReadyBound(await this.findBound(spaceId));
+  }
+
+  /**
+   * The same check for a binding row the caller read itself (with
+   * `boundWebSearchSql`, in a statement that reads more): no query of its
+   * own while the provider's last health probe and executable lookup are
+   * recent.
+   */
+  async requireReadyFrom(row: BoundWebSearchRow | undefined): Promise<ReadyWebSearch> {
+    return this.requireReadyBound(boundFromRow(row));
+  }
+
+  private async requireReadyBound(found: Bound | null): Promise<ReadyWebSearch> {
+    const { bound, errors, spec } = await this.readiness(found, true);
     if (!bound || !spec || errors.length) throw new CapabilityNotReady(errors);
-    this.readied.set(bound.binding.id, {
-      providerToolId: bound.tool.id,
-      toolName: bound.tool.toolName,
-      spec,
-      at: Date.now(),
-    });
-    return {
-      bindingId: bound.binding.id,
+    const ready: ReadyWebSearch = {
+      bindingId: bound.bindingId,
       providerId: bound.provider.id,
       providerToolId: bound.tool.id,
       namespacedName: namespacedName(bound.provider.slug, bound.tool.toolName),
     };
+    this.readied.set(ready, { toolName: bound.tool.toolName, spec, at: Date.now() });
+    return ready;
   }
 
   /** Calls the bound tool with {query, max_results}; answers the tool's parsed JSON output (structuredContent, or the JSON text content). Throws a DomainError 502 on tool error/timeout/oversize. */
@@ -189,17 +295,10 @@ export class WebSearchCapabilityService {
     }
   }
 
-  /** The tool and spawn spec to call: what requireReady just found, else read again (and checked again). */
+  /** The tool and spawn spec to call: what the readiness check that answered `ready` found, else read again (and checked again). */
   private async target(ready: ReadyWebSearch): Promise<{ toolName: string; spec: SpawnSpec }> {
-    const readied = this.readied.get(ready.bindingId);
-    this.readied.delete(ready.bindingId);
-    if (
-      readied &&
-      readied.providerToolId === ready.providerToolId &&
-      Date.now() - readied.at < READIED_REUSE_MS
-    ) {
-      return readied;
-    }
+    const readied = this.readied.get(ready);
+    if (readied && Date.now() - readied.at < READIED_REUSE_MS) return readied;
     const tool = await this.bindings.manager
       .getRepository(ProviderTool)
       .createQueryBuilder('t')
@@ -227,9 +326,7 @@ export class WebSearchCapabilityService {
   }
 
   /** `cached`: before a call (a recent passed probe and executable lookup are reused); else all live. */
-  private async readiness(spaceId: string, cached: boolean): Promise<Readiness> {
-    const em = this.bindings.manager;
-    const bound = await this.findBound(em, spaceId);
+  private async readiness(bound: Bound | null, cached: boolean): Promise<Readiness> {
     if (!bound)
       return {
         bound: null,
@@ -238,10 +335,10 @@ export class WebSearchCapabilityService {
       };
     const { tool, provider } = bound;
     const errors: string[] = [];
-    const credential = provider.credential ? this.credentials.unseal(provider.credential) : null;
+    const credential = bound.credential ? this.credentials.unseal(bound.credential) : null;
     const { spec, problems } = await this.runtime.prepare(
       provider,
-      em,
+      this.bindings.manager,
       cached ? 'cached' : 'fresh',
       credential,
     );
@@ -268,12 +365,31 @@ export class WebSearchCapabilityService {
     return { bound, errors, checkedAt, spec };
   }
 
-  /** Lists the provider's tools on its warm session; null when healthy, else why not. */
+  /**
+   * Lists the provider's tools on its warm session; null when healthy, else
+   * why not. With `reuse`, a passed probe younger than 30 s stands; one past
+   * 20 s is renewed in the background, so that a steady stream of calls
+   * never waits for a probe while none ever relies on one older than 30 s.
+   */
   private async probe(spec: SpawnSpec, toolName: string, reuse: boolean): Promise<string | null> {
     const version = specVersion(spec);
     const last = this.probes.get(spec.providerId);
-    if (reuse && last && last.version === version && Date.now() - last.at < PROBE_REUSE_MS) return null;
+    if (reuse && last && last.version === version) {
+      const age = Date.now() - last.at;
+      if (age < PROBE_REUSE_MS) {
+        if (age >= PROBE_RENEW_MS && !last.renewing) {
+          last.renewing = true;
+          void this.renewProbe(spec, toolName, version, last);
+        }
+        return null;
+      }
+    }
+    return this.probeNow(spec, toolName, version);
+  }
+
+  private async probeNow(spec: SpawnSpec, toolName: string, version: string): Promise<string | null> {
     const timeout = this.config.toolProviders.healthTimeoutMs;
+    const startedAt = Date.now();
     try {
       const session = await this.sessions.session(spec, timeout);
       const tools = await session.listAllTools(timeout);
@@ -281,13 +397,34 @@ export class WebSearchCapabilityService {
         this.probes.delete(spec.providerId);
         return `the provider no longer lists ${toolName}`;
       }
-      this.probes.set(spec.providerId, { version, at: Date.now() });
+      this.probes.set(spec.providerId, { version, at: startedAt, renewing: false });
       return null;
     } catch (error) {
       this.probes.delete(spec.providerId);
       if (error instanceof ProviderFailed) return error.reason;
       throw error;
     }
+  }
+
+  /** A background probe: its pass counts only if nothing (a failed call, another probe) replaced `last` meanwhile. */
+  private async renewProbe(
+    spec: SpawnSpec,
+    toolName: string,
+    version: string,
+    last: PassedProbe,
+  ): Promise<void> {
+    const timeout = this.config.toolProviders.healthTimeoutMs;
+    const startedAt = Date.now();
+    let passed = false;
+    try {
+      const session = await this.sessions.session(spec, timeout);
+      passed = (await session.listAllTools(timeout)).some((t) => t.name === toolName);
+    } catch {
+      // A failure is the next call's to find and report: it probes again, inline.
+    }
+    if (this.probes.get(spec.providerId) !== last) return;
+    if (passed) this.probes.set(spec.providerId, { version, at: startedAt, renewing: false });
+    else this.probes.delete(spec.providerId);
   }
 
   private find(em: EntityManager, spaceId: string, lock = false): Promise<CapabilityBinding | null> {
@@ -297,22 +434,10 @@ export class WebSearchCapabilityService {
     });
   }
 
-  /** The binding with its tool and provider, and whether the tool is available in the space: one query. */
-  private async findBound(em: EntityManager, spaceId: string): Promise<Bound | null> {
-    const { entities, raw } = await em
-      .getRepository(CapabilityBinding)
-      .createQueryBuilder('b')
-      .innerJoinAndSelect('b.providerTool', 't')
-      .innerJoinAndSelect('b.provider', 'p')
-      .leftJoinAndSelect('p.credential', 'c')
-      .addSelect('c.secretSealed')
-      .leftJoin(SpaceToolEnablement, 'e', 'e.providerId = b.providerId AND e.spaceId = b.spaceId')
-      .addSelect(`COALESCE(${AVAILABLE}, false)`, 'available')
-      .where('b.spaceId = :spaceId AND b.capabilityId = :capability', { spaceId, capability: WEB_SEARCH })
-      .getRawAndEntities<{ available: boolean }>();
-    const [binding] = entities;
-    if (!binding?.providerTool || !binding.provider) return null;
-    return { binding, tool: binding.providerTool, provider: binding.provider, available: raw[0].available };
+  /** The binding with its tool, provider and credential, and whether the tool is available in the space: one query. */
+  private async findBound(spaceId: string): Promise<Bound | null> {
+    const [row] = await this.prepared.query<BoundWebSearchRow>(FIND_BOUND_SQL, [spaceId]);
+    return boundFromRow(row);
   }
 
   /** Deletes a binding and revokes its grants; answers how many were revoked. */
@@ -326,14 +451,14 @@ export class WebSearchCapabilityService {
     const { bound, errors, checkedAt } = readiness;
     return {
       capability_id: WEB_SEARCH,
-      binding_id: bound?.binding.id ?? null,
+      binding_id: bound?.bindingId ?? null,
       provider_tool_id: bound?.tool.id ?? null,
       provider_id: bound?.provider.id ?? null,
       namespaced_name: bound ? namespacedName(bound.provider.slug, bound.tool.toolName) : null,
       healthy: errors.length === 0,
       readiness_errors: errors,
       checked_at: checkedAt,
-      created_at: bound?.binding.createdAt ?? null,
+      created_at: bound?.createdAt ?? null,
     };
   }
 }
