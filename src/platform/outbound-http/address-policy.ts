@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
 
 /** Ranges a relaxed (development) policy still never reaches: link-local covers cloud metadata (169.254.169.254). */
@@ -40,7 +41,9 @@ export function urlRefusal(raw: string, policy: AddressPolicy): string | null {
   }
   if (url.username || url.password) return 'it must not contain credentials';
   const host = url.hostname.replace(/^\[|\]$/g, '');
-  if (ipaddr.isValid(host)) return addressRefusal(host, policy);
+  // The URL parser has already written any IPv4 form (hex, octal, short) as a dotted quad: isIP suffices, and unlike
+  // ipaddr.isValid it does not throw and catch for every host name.
+  if (isIP(host)) return addressRefusal(host, policy);
   if (
     !policy.allowPrivate &&
     (host === 'localhost' || host.endsWith('.localhost') || host.endsWith('.local') || !host.includes('.'))
