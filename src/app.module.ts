@@ -20,6 +20,7 @@ import { CatalogModule } from './modules/catalog/catalog.module';
 import { EmbeddingsModule } from './modules/embeddings/embeddings.module';
 import { ConnectorsModule } from './modules/connectors/connectors.module';
 import { HealthModule } from './modules/health/health.module';
+import { InstancesModule } from './modules/instances/instances.module';
 import { LearningIntegrationModule } from './modules/learning-integration/learning-integration.module';
 import { MetadataConfigModule } from './modules/metadata-config/metadata-config.module';
 import { NotificationsModule } from './modules/notifications/notifications.module';
@@ -84,6 +85,7 @@ export class AppModule {
         HealthModule,
         UsersModule,
         AccountsModule,
+        InstancesModule,
         NotificationsModule,
         AuditLogModule,
         ApiKeysModule,

@@ -1,6 +1,7 @@
 import { DynamicModule, Global, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { DatabaseConnection, dataSourceOptions } from './data-source-options';
+import { InstanceDatabases } from './instance-databases';
 import { DATABASE_SESSION_SHARED, PreparedQueries } from './prepared-queries';
 import { TransactionRunner } from './transaction-runner';
 
@@ -31,9 +32,10 @@ export class DatabaseModule {
       providers: [
         TransactionRunner,
         PreparedQueries,
+        InstanceDatabases,
         { provide: DATABASE_SESSION_SHARED, useValue: options.embedded },
       ],
-      exports: [TransactionRunner, PreparedQueries],
+      exports: [TransactionRunner, PreparedQueries, InstanceDatabases],
     };
   }
 }

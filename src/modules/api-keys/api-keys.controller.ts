@@ -49,6 +49,7 @@ export class ApiKeysController {
     summary: 'Create an API key',
     description:
       'Answers the secret `key` once; only its SHA-256 is kept. Send it as `Authorization: Bearer <key>`: it acts as you (with your current rights) until it is revoked, expires, or your account is deactivated. ' +
+      'It belongs to the instance of the token that creates it and reaches only that instance (while you are a member of it). ' +
       `Its requests are rate-limited per key by its tier. Only a superadmin may choose a tier above \`standard\` (403). ${WHO}`,
   })
   @ApiCreatedResponse({ type: CreatedApiKeyResponse })

@@ -7,6 +7,7 @@ import {
   ManyToOne,
   PrimaryGeneratedColumn,
 } from 'typeorm';
+import { Instance } from '../../instances/entities/instance.entity';
 import { User } from '../../users/entities/user.entity';
 
 /**
@@ -26,6 +27,14 @@ export class Session {
   @ManyToOne(() => User, { onDelete: 'CASCADE' })
   @JoinColumn({ name: 'user_id', foreignKeyConstraintName: 'sessions_user_fk' })
   user?: User;
+
+  /** The instance its access tokens reach (`ins`); refreshes keep it. */
+  @Column('uuid')
+  instanceId: string;
+
+  @ManyToOne(() => Instance, { onDelete: 'CASCADE' })
+  @JoinColumn({ name: 'instance_id', foreignKeyConstraintName: 'sessions_instance_fk' })
+  instance?: Instance;
 
   @Column('uuid', { nullable: true })
   impersonatorId: string | null;

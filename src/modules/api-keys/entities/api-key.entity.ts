@@ -8,6 +8,7 @@ import {
   PrimaryGeneratedColumn,
 } from 'typeorm';
 import type { RateLimitTier } from '../../../config/app.config';
+import { Instance } from '../../instances/entities/instance.entity';
 import { User } from '../../users/entities/user.entity';
 
 /**
@@ -27,6 +28,14 @@ export class ApiKey {
   @ManyToOne(() => User, { onDelete: 'CASCADE' })
   @JoinColumn({ name: 'user_id', foreignKeyConstraintName: 'api_keys_user_fk' })
   user?: User;
+
+  /** The one instance the key reaches: that of the token that created it. */
+  @Column('uuid')
+  instanceId: string;
+
+  @ManyToOne(() => Instance, { onDelete: 'CASCADE' })
+  @JoinColumn({ name: 'instance_id', foreignKeyConstraintName: 'api_keys_instance_fk' })
+  instance?: Instance;
 
   @Column('text')
   name: string;
