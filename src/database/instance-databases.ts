@@ -1,11 +1,13 @@
 import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
+import { DataSource, QueryFailedError } from 'typeorm';
 import { DomainError } from '../common/errors/domain-error';
 import { APP_CONFIG, AppConfig } from '../config/app.config';
 import { dataSourceOptions } from './data-source-options';
 import { DEFAULT_INSTANCE_ID } from './instance-ids';
+import { InstanceContext } from './instance-context';
 import { migrateDatabase } from './migrate';
+import { deploymentDataSource } from './routing-data-source';
 
 /** How long an instance whose database failed answers 503 before the next request tries it again. */
 export const INSTANCE_RETRY_SECONDS = 5;
@@ -21,6 +23,28 @@ export class InstanceUnavailable extends DomainError {
       { 'Retry-After': String(INSTANCE_RETRY_SECONDS) },
     );
   }
+}
+
+// Refused or lost connections, and PostgreSQL's shutdown and connection-failure classes (57P0x, 08xxx).
+const CONNECTION_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'ETIMEDOUT',
+  '57P01',
+  '57P02',
+  '57P03',
+]);
+const CONNECTION_MESSAGE =
+  /Connection terminated|timeout exceeded when trying to connect|connect ECONNREFUSED|not currently accepting connections/i;
+
+/** The error says the database could not be reached (not that a statement was wrong). */
+export function isConnectionFailure(error: unknown): boolean {
+  const cause = error instanceof QueryFailedError ? (error.driverError as unknown) : error;
+  if (!(cause instanceof Error)) return false;
+  const code = (cause as { code?: unknown }).code;
+  if (typeof code === 'string' && (CONNECTION_CODES.has(code) || code.startsWith('08'))) return true;
+  return CONNECTION_MESSAGE.test(cause.message);
 }
 
 export type InstanceHealth = 'active' | 'unavailable';
@@ -48,10 +72,14 @@ export class InstanceDatabases implements OnApplicationShutdown {
   private readonly opening = new Map<string, Promise<DataSource>>();
   private locator: InstanceLocator | null = null;
 
+  private readonly deployment: DataSource;
+
   constructor(
-    @InjectDataSource() private readonly deployment: DataSource,
+    @InjectDataSource() routing: DataSource,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-  ) {}
+  ) {
+    this.deployment = deploymentDataSource(routing);
+  }
 
   /** The instances module tells where each instance's database is (it keeps the sealed URLs). */
   setLocator(locator: InstanceLocator): void {
@@ -104,9 +132,36 @@ export class InstanceDatabases implements OnApplicationShutdown {
     if (pool?.dataSource?.isInitialized) await pool.dataSource.destroy();
   }
 
-  /** The instances whose pools are open, for work that runs per instance. */
-  openInstanceIds(): string[] {
-    return [DEFAULT_INSTANCE_ID, ...[...this.pools.keys()]];
+  /**
+   * Runs background work (outbox, jobs, mail) once per instance, each run in
+   * that instance's scope: `default`, then every instance whose pool is open
+   * and available (all of them once migrated at start). One instance's
+   * failure is logged and does not stop the others.
+   */
+  async eachInstance(
+    work: () => Promise<unknown>,
+    onError: (instanceId: string, error: unknown) => void,
+  ): Promise<void> {
+    await InstanceContext.run({ instanceId: DEFAULT_INSTANCE_ID, dataSource: null }, work);
+    for (const [instanceId, pool] of [...this.pools]) {
+      if (!pool.dataSource?.isInitialized || pool.retryAt > Date.now()) continue;
+      const dataSource = pool.dataSource;
+      try {
+        await InstanceContext.run({ instanceId, dataSource }, work);
+      } catch (error) {
+        if (isConnectionFailure(error)) this.markUnavailable(instanceId, error);
+        onError(instanceId, error);
+      }
+    }
+  }
+
+  /** Opens the instance's pool now, without failing: at start, and for background work. */
+  async warm(instanceId: string): Promise<void> {
+    try {
+      await this.dataSource(instanceId);
+    } catch {
+      // Logged and marked unavailable by open(); its requests answer 503 until it is back.
+    }
   }
 
   async onApplicationShutdown(): Promise<void> {
@@ -124,6 +179,8 @@ export class InstanceDatabases implements OnApplicationShutdown {
           dataSourceOptions({ url, poolSize: this.config.instanceDatabasePoolSize }),
         );
         await pool.dataSource.initialize();
+        // Entity subscribers registered at start (wakeups after commit) apply to every instance.
+        pool.dataSource.subscribers.push(...this.deployment.subscribers);
       } else {
         // It was marked down: one round trip tells whether it is back.
         await pool.dataSource.query('SELECT 1');

@@ -45,8 +45,10 @@ import {
 import { MessageResponse, TokenResponse } from './dto/auth.responses';
 import { REFRESH_COOKIE, REFRESH_COOKIE_PATH, setRefreshCookie } from './refresh-cookie';
 import { IssuedTokens } from './sessions.service';
+import { ControlPlane } from '../../common/auth/control-plane.decorator';
 
 @ApiTags('Accounts')
+@ControlPlane()
 @Controller('auth')
 export class AuthController {
   constructor(

@@ -73,7 +73,9 @@ export class SessionsService {
   async resolveActor(claims: AccessClaims, spaceKey?: string): Promise<ResolvedSession | null> {
     let text = SESSION_SQL.replace('%SPACE%', '');
     const values: unknown[] = [claims.sid, claims.sub];
-    if (spaceKey !== undefined) {
+    // The spaces of another instance are in its own database: its space guard looks there.
+    const prefetch = spaceKey !== undefined && (claims.ins ?? DEFAULT_INSTANCE_ID) === DEFAULT_INSTANCE_ID;
+    if (prefetch) {
       // A `{slug}` route: the space and the caller's role come along in the same round trip.
       const spaceSql = this.spaces.prefetchSql(spaceKey, '$3', 's.user_id');
       text = SESSION_SQL.replace('%SPACE%', `, ${spaceSql} AS space`);
@@ -94,7 +96,7 @@ export class SessionsService {
       impersonatorId: row.impersonator_id,
       instanceId: row.instance_id,
     };
-    return spaceKey === undefined ? { actor } : { actor, space: { key: spaceKey, row: row.space ?? null } };
+    return prefetch ? { actor, space: { key: spaceKey, row: row.space ?? null } } : { actor };
   }
 
   /** A new sign-in (or a switch to another instance): a session, its first refresh token and an access token. */

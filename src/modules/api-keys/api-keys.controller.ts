@@ -16,11 +16,13 @@ import { SessionRequired } from '../../common/permissions/session-required.guard
 import { ApiKeysService } from './api-keys.service';
 import { ApiKeyParams, CreateApiKeyDto, ListApiKeysQuery, UpdateApiKeyDto } from './dto/api-key.requests';
 import { ApiKeyResponse, CreatedApiKeyResponse } from './dto/api-key.response';
+import { ControlPlane } from '../../common/auth/control-plane.decorator';
 
 const WHO =
   'Needs a signed-in session: impersonation tokens and API keys get 403 here, so a leaked key cannot create or keep other keys.';
 
 @ApiTags('API keys')
+@ControlPlane()
 @Controller('api-keys/me/api-keys')
 export class ApiKeysController {
   constructor(private readonly apiKeys: ApiKeysService) {}

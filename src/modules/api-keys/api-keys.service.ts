@@ -212,7 +212,10 @@ export class ApiKeysService {
       impersonatorId: null,
       instanceId: row.instance_id,
     };
-    return spaceKey === undefined ? { actor } : { actor, space: { key: spaceKey, row: row.space ?? null } };
+    // The space came from the deployment database: right only for a key of `default`.
+    return spaceKey === undefined || row.instance_id !== DEFAULT_INSTANCE_ID
+      ? { actor }
+      : { actor, space: { key: spaceKey, row: row.space ?? null } };
   }
 
   // The condition makes concurrent requests of one key write once; a failure must not fail the request.

@@ -22,8 +22,10 @@ import {
   UpdateInstanceDto,
 } from './dto/instance.dto';
 import { InstancesService } from './instances.service';
+import { ControlPlane } from '../../common/auth/control-plane.decorator';
 
 @ApiTags('Instances')
+@ControlPlane()
 @Controller('admin/instances')
 export class InstancesController {
   constructor(private readonly instances: InstancesService) {}

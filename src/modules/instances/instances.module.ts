@@ -3,6 +3,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { UsersModule } from '../users/users.module';
 import { InstanceMembership } from './entities/instance-membership.entity';
 import { Instance } from './entities/instance.entity';
+import { InstanceUserCopies } from './instance-user-copies';
 import { InstancesController } from './instances.controller';
 import { InstancesService } from './instances.service';
 
@@ -10,7 +11,7 @@ import { InstancesService } from './instances.service';
 @Module({
   imports: [UsersModule, TypeOrmModule.forFeature([Instance, InstanceMembership])],
   controllers: [InstancesController],
-  providers: [InstancesService],
-  exports: [InstancesService],
+  providers: [InstancesService, InstanceUserCopies],
+  exports: [InstancesService, InstanceUserCopies],
 })
 export class InstancesModule {}

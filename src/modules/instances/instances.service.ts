@@ -1,4 +1,4 @@
-import { Injectable, OnModuleInit } from '@nestjs/common';
+import { Injectable, Logger, OnApplicationBootstrap, OnModuleInit } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, Repository } from 'typeorm';
 import type { Actor } from '../../common/auth/actor';
@@ -19,6 +19,7 @@ import {
   UpdateInstanceDto,
 } from './dto/instance.dto';
 import { InstanceMembership } from './entities/instance-membership.entity';
+import { InstanceUserCopies } from './instance-user-copies';
 import { Instance } from './entities/instance.entity';
 import {
   DefaultInstanceImmutable,
@@ -38,7 +39,9 @@ export interface InstanceCaller {
 
 /** The instance registry and its memberships (control plane, decisions section 13). */
 @Injectable()
-export class InstancesService implements OnModuleInit {
+export class InstancesService implements OnModuleInit, OnApplicationBootstrap {
+  private readonly logger = new Logger(InstancesService.name);
+
   constructor(
     @InjectRepository(Instance) private readonly instances: Repository<Instance>,
     @InjectRepository(InstanceMembership) private readonly memberships: Repository<InstanceMembership>,
@@ -47,10 +50,36 @@ export class InstancesService implements OnModuleInit {
     private readonly box: SecretBox,
     private readonly audit: AuditService,
     private readonly users: UsersService,
+    private readonly copies: InstanceUserCopies,
   ) {}
 
   onModuleInit(): void {
     this.databases.setLocator((id) => this.databaseUrlOf(id));
+  }
+
+  /**
+   * Every instance database is brought to the current schema at start and its
+   * pool opened (background work then runs there too). An unreachable one is
+   * logged and answers 503 until it is back; it does not stop the start.
+   */
+  async onApplicationBootstrap(): Promise<void> {
+    const others = await this.instances
+      .createQueryBuilder('i')
+      .where('i.id <> :defaultId', { defaultId: DEFAULT_INSTANCE_ID })
+      .getMany();
+    for (const instance of others) {
+      const url = await this.databaseUrlOf(instance.id);
+      if (!url) continue;
+      try {
+        const applied = await this.databases.migrate(url);
+        if (applied) this.logger.log(`Instance ${instance.slug}: applied ${applied} migrations`);
+      } catch (error) {
+        this.logger.warn(
+          `Instance ${instance.slug}: could not migrate its database (${(error as Error).message})`,
+        );
+      }
+      await this.databases.warm(instance.id);
+    }
   }
 
   async list(skip: number, limit: number): Promise<Page<InstanceResponse>> {
@@ -153,7 +182,7 @@ export class InstancesService implements OnModuleInit {
   }
 
   async putMember(actor: Actor, id: string, userId: string): Promise<InstanceMemberResponse> {
-    return this.tx.run(async (em) => {
+    const member = await this.tx.run(async (em) => {
       await this.require(em, id);
       const user = await this.users.findById(userId, em);
       if (!user) throw new NotFound('user', userId);
@@ -179,6 +208,11 @@ export class InstancesService implements OnModuleInit {
       });
       return { instance_id: id, user_id: userId, created_at: membership.createdAt.toISOString() };
     });
+    if (id !== DEFAULT_INSTANCE_ID) {
+      // So that space admins there can add them at once; failing that, their first sign-in copies them.
+      await this.copies.copy(id, userId).catch(() => undefined);
+    }
+    return member;
   }
 
   /** Removing a non-member changes nothing and still answers 204. */
@@ -209,6 +243,8 @@ export class InstancesService implements OnModuleInit {
     const instance = await this.instances.findOneBy(isUuid(key) ? { id: key.toLowerCase() } : { slug: key });
     if (!instance) throw new NotFound('instance', key);
     if (!(await this.canReach(caller, instance.id))) throw new InstanceMembershipRequired(instance.slug);
+    // The instance database gets (or refreshes) its copy of the account; 503 when it is down.
+    if (instance.id !== DEFAULT_INSTANCE_ID) await this.copies.copy(instance.id, caller.userId);
     return instance;
   }
 

@@ -9,12 +9,14 @@ import {
 } from 'typeorm';
 import { Instance } from '../../instances/entities/instance.entity';
 import { User } from '../../users/entities/user.entity';
+import { ControlPlaneEntity } from '../../../database/routing-data-source';
 
 /**
  * One sign-in. Access tokens carry its id (`sid`) and die with it; refresh
  * tokens rotate within it. Impersonation creates a short session of the
  * impersonated user that names the superadmin.
  */
+@ControlPlaneEntity()
 @Entity('sessions')
 @Index('sessions_user_idx', ['userId'])
 export class Session {

@@ -10,11 +10,13 @@ import {
 import type { RateLimitTier } from '../../../config/app.config';
 import { Instance } from '../../instances/entities/instance.entity';
 import { User } from '../../users/entities/user.entity';
+import { ControlPlaneEntity } from '../../../database/routing-data-source';
 
 /**
  * A personal API key. Only its SHA-256 is stored; `prefix` (its first
  * characters) lets its owner recognise it. It acts as its creator.
  */
+@ControlPlaneEntity()
 @Entity('api_keys')
 @Index('api_keys_key_hash_key', ['keyHash'], { unique: true })
 @Index('api_keys_user_idx', ['userId', 'createdAt'])

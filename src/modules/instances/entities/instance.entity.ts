@@ -1,10 +1,12 @@
 import { Column, CreateDateColumn, Entity, Index, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
+import { ControlPlaneEntity } from '../../../database/routing-data-source';
 
 /**
  * An instance of the platform: its own database for spaces and everything
  * in them, under the one control plane (decisions section 13). The row of
  * `default` stands for the deployment's own database and has no URL.
  */
+@ControlPlaneEntity()
 @Entity('instances')
 @Index('instances_slug_key', ['slug'], { unique: true })
 @Index('instances_created_at_idx', ['createdAt', 'id'])
