@@ -96,6 +96,7 @@ describe('Instances: data routing', () => {
     rootNorth = await switchTo(root, ids.north);
   });
   afterAll(async () => {
+    for (const id of Object.values(ids)) await t.http.delete(`${ADMIN}/${id}?force=true`).set(bearer(root));
     await t.close();
     for (const label of ['north', 'south']) {
       await setDatabaseReachable(dbName(label), true).catch(() => undefined);

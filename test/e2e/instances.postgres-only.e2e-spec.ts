@@ -231,4 +231,26 @@ describe('Instances: control plane over several databases', () => {
     const spaces = await queryDb<{ n: number }>(emeaUrl, 'SELECT count(*)::int AS n FROM spaces');
     expect(spaces[0].n).toBe(1);
   });
+
+  // Last: a second app in this process takes over the passport strategies (and their JWT secret).
+  it('starts, and answers 503 for it, when an instance URL cannot be unsealed (another ENCRYPTION_KEY)', async () => {
+    const deployment = databaseUrl(workerDatabase(worker));
+    const [row] = await queryDb<{ id: string }>(
+      deployment,
+      `INSERT INTO instances (slug, name, database_url_sealed) VALUES ($1, 'Foreign', 'v1.AAAA.BBBB.CCCC') RETURNING id`,
+      [`foreign-${worker}`],
+    );
+    const other = await startApp();
+    try {
+      const signIn = await other.http
+        .post(`${API}/auth/token`)
+        .type('form')
+        .send({ username: root.email, password: root.password, instance: row.id });
+      expectProblem(signIn, 503);
+      expect(signIn.headers['retry-after']).toBeDefined();
+    } finally {
+      await other.close();
+      await queryDb(deployment, 'DELETE FROM instances WHERE id = $1', [row.id]);
+    }
+  });
 });

@@ -68,17 +68,17 @@ export class InstancesService implements OnModuleInit, OnApplicationBootstrap {
       .where('i.id <> :defaultId', { defaultId: DEFAULT_INSTANCE_ID })
       .getMany();
     for (const instance of others) {
-      const url = await this.databaseUrlOf(instance.id);
-      if (!url) continue;
       try {
+        const url = await this.databaseUrlOf(instance.id);
+        if (!url) continue;
         const applied = await this.databases.migrate(url);
         if (applied) this.logger.log(`Instance ${instance.slug}: applied ${applied} migrations`);
+        await this.databases.warm(instance.id);
       } catch (error) {
         this.logger.warn(
-          `Instance ${instance.slug}: could not migrate its database (${(error as Error).message})`,
+          `Instance ${instance.slug}: its database is not ready (${(error as Error).message})`,
         );
       }
-      await this.databases.warm(instance.id);
     }
   }
 
@@ -307,7 +307,16 @@ export class InstancesService implements OnModuleInit, OnApplicationBootstrap {
     const instance = await this.withUrl(this.instances.createQueryBuilder('i'))
       .where('i.id = :id', { id })
       .getOne();
-    return instance?.databaseUrlSealed ? this.box.open(instance.databaseUrlSealed, urlContext(id)) : null;
+    if (!instance?.databaseUrlSealed) return null;
+    try {
+      return this.box.open(instance.databaseUrlSealed, urlContext(id));
+    } catch {
+      // Sealed with another ENCRYPTION_KEY: the instance answers 503 until its URL is set again.
+      this.logger.error(
+        `Instance ${instance.slug}: its database URL cannot be unsealed with this ENCRYPTION_KEY`,
+      );
+      return null;
+    }
   }
 
   private withUrl(qb: ReturnType<Repository<Instance>['createQueryBuilder']>) {
