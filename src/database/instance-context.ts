@@ -41,6 +41,11 @@ export const InstanceContext = {
   },
 };
 
+/** The scope of a configuration row: `global` (control plane) on `default`, `instance:<id>` for an instance's override. */
+export function configScopeOf(instanceId: string): string {
+  return instanceId === DEFAULT_INSTANCE_ID ? 'global' : `instance:${instanceId}`;
+}
+
 /**
  * Opens the request's scope. Mounted after the body parsers: they resume
  * the chain from stream callbacks, which would not carry a scope opened

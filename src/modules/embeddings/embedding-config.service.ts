@@ -5,6 +5,7 @@ import { DataSource, EntityManager } from 'typeorm';
 import type { Actor } from '../../common/auth/actor';
 import { Conflict, NotFound, ValidationFailed } from '../../common/errors/domain-error';
 import { APP_CONFIG, AppConfig, EMBEDDING_DEFAULTS } from '../../config/app.config';
+import { deploymentDataSource } from '../../database/routing-data-source';
 import { TransactionRunner } from '../../database/transaction-runner';
 import { AuditService } from '../../platform/audit/audit.service';
 import { SecretBox } from '../../platform/crypto/secret-box.service';
@@ -14,7 +15,13 @@ import {
   TestEmbeddingResponse,
   UpdateEmbeddingConfigDto,
 } from './dto/embedding-config.dto';
-import { EffectiveEmbeddingConfig, fingerprintOf, GLOBAL_SCOPE } from './embedding-config.types';
+import {
+  currentScope,
+  EffectiveEmbeddingConfig,
+  fingerprintOf,
+  GLOBAL_SCOPE,
+  instanceIdOf,
+} from './embedding-config.types';
 import { EmbeddingConfig, EmbeddingProvider, EmbeddingStatus } from './entities/embedding-config.entity';
 import { EmbedderService, EmbeddingFailure } from './providers/embedder.service';
 import { VectorStore } from './vector-store';
@@ -43,9 +50,12 @@ function keyContext(id: string): string {
 }
 
 /**
- * The embedding configuration (superadmin): one per scope. Only the
- * control-plane scope is served today; every method takes the scope so an
- * instance override (decisions section 13) is a new caller, not a rewrite.
+ * The embedding configuration (superadmin): one per scope. The global one
+ * lives in the control plane (the deployment database); an instance's
+ * override lives in that instance's database, next to the vectors it
+ * produces, and is what a token of that instance reads and changes. Without
+ * an override an instance uses the global configuration, then the
+ * environment's. The scope defaults to that of the request's instance.
  */
 @Injectable()
 export class EmbeddingConfigService {
@@ -59,23 +69,24 @@ export class EmbeddingConfigService {
     private readonly store: VectorStore,
   ) {}
 
-  /** The stored configuration of the scope, else the environment's. */
+  /** The stored configuration of the scope, else (for an instance) the global one, else the environment's. */
   async effective(
-    scope = GLOBAL_SCOPE,
+    scope = currentScope(),
     em: EntityManager = this.dataSource.manager,
   ): Promise<EffectiveEmbeddingConfig> {
     const [row] = (await em.query(CONFIG_SQL, [scope])) as ConfigRow[];
-    return row ? this.fromRow(row) : this.fromEnvironment();
+    if (row) return this.fromRow(row);
+    return scope === GLOBAL_SCOPE ? this.fromEnvironment() : this.globalOrEnvironment();
   }
 
-  async get(scope = GLOBAL_SCOPE): Promise<EmbeddingConfigResponse> {
+  async get(scope = currentScope()): Promise<EmbeddingConfigResponse> {
     return this.toResponse(await this.effective(scope));
   }
 
   async create(
     actor: Actor,
     dto: CreateEmbeddingConfigDto,
-    scope = GLOBAL_SCOPE,
+    scope = currentScope(),
   ): Promise<EmbeddingConfigResponse> {
     const defaults = EMBEDDING_DEFAULTS[dto.provider];
     const baseUrl = this.checkedBaseUrl(dto.provider, dto.api_base_url ?? null);
@@ -91,7 +102,7 @@ export class EmbeddingConfigService {
       const row: Partial<EmbeddingConfig> = {
         id,
         scope,
-        instanceId: null,
+        instanceId: instanceIdOf(scope),
         provider: dto.provider,
         modelName: dto.model_name ?? defaults.model,
         dimensions: dto.dimensions ?? defaults.dimensions,
@@ -126,7 +137,7 @@ export class EmbeddingConfigService {
   async update(
     actor: Actor,
     dto: UpdateEmbeddingConfigDto,
-    scope = GLOBAL_SCOPE,
+    scope = currentScope(),
   ): Promise<EmbeddingConfigResponse> {
     const config = await this.tx.run(async (em) => {
       const current = await this.stored(em, scope);
@@ -171,11 +182,12 @@ export class EmbeddingConfigService {
     return this.toResponse(config);
   }
 
-  async delete(actor: Actor, scope = GLOBAL_SCOPE): Promise<void> {
+  async delete(actor: Actor, scope = currentScope()): Promise<void> {
     const config = await this.tx.run(async (em) => {
       const current = await this.stored(em, scope);
       await em.getRepository(EmbeddingConfig).delete({ scope });
-      const fallback = this.fromEnvironment();
+      // An instance falls back to the global configuration, the control plane to the environment.
+      const fallback = scope === GLOBAL_SCOPE ? this.fromEnvironment() : await this.globalOrEnvironment();
       if (fingerprintOf(fallback) !== fingerprintOf(current)) await this.store.clear(em);
       await this.audit.record(em, actor, {
         action: 'embedding_config.deleted',
@@ -188,7 +200,7 @@ export class EmbeddingConfigService {
   }
 
   /** Embeds a fixed sentence with the effective configuration (even a disabled one); a failure is an answer, not an error. */
-  async testEmbedding(scope = GLOBAL_SCOPE): Promise<TestEmbeddingResponse> {
+  async testEmbedding(scope = currentScope()): Promise<TestEmbeddingResponse> {
     const config = await this.effective(scope);
     try {
       const [vector] = await this.embedder.embed(
@@ -283,6 +295,14 @@ export class EmbeddingConfigService {
       createdAt: new Date(row.created_at),
       updatedAt: new Date(row.updated_at),
     };
+  }
+
+  /** The control plane's configuration, read from the deployment database whatever the request's instance. */
+  private async globalOrEnvironment(): Promise<EffectiveEmbeddingConfig> {
+    const [row] = (await deploymentDataSource(this.dataSource).query(CONFIG_SQL, [
+      GLOBAL_SCOPE,
+    ])) as ConfigRow[];
+    return row ? this.fromRow(row) : this.fromEnvironment();
   }
 
   private fromEnvironment(): EffectiveEmbeddingConfig {
