@@ -3,6 +3,7 @@ import { NestExpressApplication } from '@nestjs/platform-express';
 import cookieParser from 'cookie-parser';
 import { AppModule, AppModuleOptions } from './app.module';
 import { corsMiddleware } from './common/http/cors.middleware';
+import { instanceContextMiddleware } from './database/instance-context';
 import { httpMetricsMiddleware } from './common/http/http-metrics.middleware';
 import { API_PREFIX, legacyPathMiddleware } from './common/http/legacy-path.middleware';
 import { requestIdMiddleware } from './common/http/request-id.middleware';
@@ -45,6 +46,7 @@ export async function createApp(options: AppModuleOptions): Promise<NestExpressA
   app.useBodyParser('urlencoded', { extended: true });
   app.use(storableBodyMiddleware);
   app.use(scimPreRoutingErrorMiddleware);
+  app.use(instanceContextMiddleware);
   app.setGlobalPrefix(API_PREFIX);
   app.useGlobalPipes(createValidationPipe());
   setupSwagger(app);

@@ -1,5 +1,5 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { APP_FILTER, APP_GUARD } from '@nestjs/core';
+import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR } from '@nestjs/core';
 import { AuthenticationGuard } from './common/auth/authentication.guard';
 import { RequireAuthGuard } from './common/auth/require-auth.guard';
 import { ProblemDetailsFilter } from './common/errors/problem-details.filter';
@@ -20,6 +20,9 @@ import { CatalogModule } from './modules/catalog/catalog.module';
 import { EmbeddingsModule } from './modules/embeddings/embeddings.module';
 import { ConnectorsModule } from './modules/connectors/connectors.module';
 import { HealthModule } from './modules/health/health.module';
+import { InstanceScopeGuard } from './modules/instances/instance-scope.guard';
+import { InstanceUnavailableInterceptor } from './modules/instances/instance-unavailable.interceptor';
+import { InstancesModule } from './modules/instances/instances.module';
 import { LearningIntegrationModule } from './modules/learning-integration/learning-integration.module';
 import { MetadataConfigModule } from './modules/metadata-config/metadata-config.module';
 import { NotificationsModule } from './modules/notifications/notifications.module';
@@ -84,6 +87,7 @@ export class AppModule {
         HealthModule,
         UsersModule,
         AccountsModule,
+        InstancesModule,
         NotificationsModule,
         AuditLogModule,
         ApiKeysModule,
@@ -117,10 +121,12 @@ export class AppModule {
       ],
       providers: [
         { provide: APP_FILTER, useClass: ProblemDetailsFilter },
-        // Order matters: recognise the caller, rate-limit, then demand authentication.
+        // Order matters: recognise the caller, rate-limit, demand authentication, then move onto the caller's instance.
         { provide: APP_GUARD, useClass: AuthenticationGuard },
         { provide: APP_GUARD, useClass: RateLimitGuard },
         { provide: APP_GUARD, useClass: RequireAuthGuard },
+        { provide: APP_GUARD, useClass: InstanceScopeGuard },
+        { provide: APP_INTERCEPTOR, useClass: InstanceUnavailableInterceptor },
       ],
     };
   }

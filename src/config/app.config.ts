@@ -35,6 +35,12 @@ export interface AppConfig {
   /** Connections in the pool; always 1 on the embedded database. */
   databasePoolSize: number;
   /**
+   * INSTANCE_DATABASE_POOL_SIZE: connections in the pool of each instance
+   * other than `default`, per worker process (default 4). The budget on one
+   * PostgreSQL server is workers x (DATABASE_POOL_SIZE + instances x this).
+   */
+  instanceDatabasePoolSize: number;
+  /**
    * Worker processes sharing the port (WEB_CONCURRENCY): by default one per
    * available core on PostgreSQL, and always 1 on the embedded database,
    * which serves a single process.
@@ -515,6 +521,7 @@ export function loadConfig(env: Env = process.env, stdoutIsTty = process.stdout.
     host: read(env, 'HOST') ?? '0.0.0.0',
     databaseUrl,
     databasePoolSize: databaseUrl ? integer(env, 'DATABASE_POOL_SIZE', 10, 1, 200) : 1,
+    instanceDatabasePoolSize: integer(env, 'INSTANCE_DATABASE_POOL_SIZE', 4, 1, 100),
     webConcurrency: webConcurrency(env, databaseUrl),
     dataDir,
     redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),

@@ -1,7 +1,10 @@
 import { DynamicModule, Global, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
 import { DatabaseConnection, dataSourceOptions } from './data-source-options';
+import { InstanceDatabases } from './instance-databases';
 import { DATABASE_SESSION_SHARED, PreparedQueries } from './prepared-queries';
+import { routingDataSource } from './routing-data-source';
 import { TransactionRunner } from './transaction-runner';
 
 export interface DatabaseModuleOptions extends DatabaseConnection {
@@ -18,22 +21,28 @@ export class DatabaseModule {
     return {
       module: DatabaseModule,
       imports: [
-        TypeOrmModule.forRoot({
-          ...dataSourceOptions({ url: options.url, poolSize: options.poolSize, extra: options.extra }),
-          migrationsRun: options.migrationsRun,
-          // Entities come from the glob in dataSourceOptions; modules still
-          // declare theirs with forFeature to get repositories.
-          autoLoadEntities: false,
-          retryAttempts: 2,
-          retryDelay: 500,
+        TypeOrmModule.forRootAsync({
+          useFactory: () => ({
+            ...dataSourceOptions({ url: options.url, poolSize: options.poolSize, extra: options.extra }),
+            migrationsRun: options.migrationsRun,
+            // Entities come from the glob in dataSourceOptions; modules still
+            // declare theirs with forFeature to get repositories.
+            autoLoadEntities: false,
+            retryAttempts: 2,
+            retryDelay: 500,
+          }),
+          // What every module injects follows the request's instance (routing-data-source.ts).
+          dataSourceFactory: async (dataSourceOptions) =>
+            routingDataSource(await new DataSource(dataSourceOptions!).initialize()),
         }),
       ],
       providers: [
         TransactionRunner,
         PreparedQueries,
+        InstanceDatabases,
         { provide: DATABASE_SESSION_SHARED, useValue: options.embedded },
       ],
-      exports: [TransactionRunner, PreparedQueries],
+      exports: [TransactionRunner, PreparedQueries, InstanceDatabases],
     };
   }
 }

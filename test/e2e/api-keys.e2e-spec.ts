@@ -1,4 +1,5 @@
 import { DataSource } from 'typeorm';
+import { DEFAULT_INSTANCE_ID } from '../../src/database/instance-ids';
 import { startApp, TestApp } from '../support/app';
 import { bearer, createUser, rootUser, TestUser } from '../support/factories';
 import { expectProblem, invalidFields } from '../support/problem';
@@ -38,6 +39,7 @@ describe('API keys', () => {
         name: 'Deploy bot',
         key: expect.stringMatching(/^vk_[A-Za-z0-9_-]{43}$/),
         prefix: created.body.key.slice(0, 11),
+        instance_id: DEFAULT_INSTANCE_ID,
         rate_limit_tier: 'standard',
         created_at: expect.stringMatching(/Z$/),
         last_used_at: null,

@@ -58,7 +58,13 @@ describe('browser clients on other origins (CORS_ORIGINS)', () => {
         expect.arrayContaining(['get', 'post', 'put', 'patch', 'delete']),
       );
       expect(listOf(res.headers['access-control-allow-headers'])).toEqual(
-        expect.arrayContaining(['authorization', 'content-type', 'idempotency-key', 'x-request-id']),
+        expect.arrayContaining([
+          'authorization',
+          'content-type',
+          'idempotency-key',
+          'x-instance-id',
+          'x-request-id',
+        ]),
       );
       expect(Number(res.headers['access-control-max-age'])).toBeGreaterThan(0);
       expect(listOf(res.headers.vary)).toContain('origin');

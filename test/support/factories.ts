@@ -48,6 +48,14 @@ export async function rootUser(http: TestAgent): Promise<TestUser> {
 
 export const bearer = (user: { token: string }) => ({ Authorization: `Bearer ${user.token}` });
 
+/** The claims of a JWT (not verified: the app did that). */
+export function claimsOf(token: string): Record<string, unknown> {
+  return JSON.parse(Buffer.from(token.split('.')[1], 'base64url').toString('utf8')) as Record<
+    string,
+    unknown
+  >;
+}
+
 export interface TestSpace {
   id: string;
   slug: string;

@@ -16,4 +16,6 @@ export interface Actor {
   apiKeyTier: RateLimitTier | null;
   /** The superadmin acting through an impersonation token, if any. */
   impersonatorId: string | null;
+  /** The instance the credential is for (the token's `ins`, or the API key's instance). */
+  instanceId: string;
 }

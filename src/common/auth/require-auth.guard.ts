@@ -1,10 +1,23 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { Request } from 'express';
-import { Unauthorized } from '../errors/domain-error';
+import { Forbidden, Unauthorized } from '../errors/domain-error';
 import { ACCESS_POLICY, AccessPolicy } from './access-policy';
 
-/** Last global guard: every route needs a caller unless it is marked @Public(). Closed by default. */
+/** `X-Instance-Id`, when sent, only confirms the credential's instance (decisions section 13). */
+export const INSTANCE_HEADER = 'x-instance-id';
+
+export class InstanceMismatch extends Forbidden {
+  constructor() {
+    super('X-Instance-Id does not name the instance of this credential.', 'instance_mismatch');
+  }
+}
+
+/**
+ * Last global guard: every route needs a caller unless it is marked
+ * @Public(). Closed by default. A caller whose `X-Instance-Id` names another
+ * instance than their credential's is refused (403), whatever the route.
+ */
 @Injectable()
 export class RequireAuthGuard implements CanActivate {
   constructor(private readonly reflector: Reflector) {}
@@ -14,9 +27,14 @@ export class RequireAuthGuard implements CanActivate {
       context.getHandler(),
       context.getClass(),
     ]);
+    const request = context.switchToHttp().getRequest<Request>();
+    const instanceHeader = request.headers[INSTANCE_HEADER];
+    if (request.actor && instanceHeader !== undefined) {
+      if (String(instanceHeader).trim().toLowerCase() !== request.actor.instanceId)
+        throw new InstanceMismatch();
+    }
     // SCIM routes authenticate with SCIM tokens in their own guard.
     if (policy?.kind === 'public' || policy?.kind === 'scim') return true;
-    const request = context.switchToHttp().getRequest<Request>();
     if (!request.actor) {
       throw new Unauthorized(
         request.headers.authorization

@@ -22,6 +22,7 @@ export const CORS_ALLOWED_HEADERS = [
   'Authorization',
   'Content-Type',
   'Idempotency-Key',
+  'X-Instance-Id',
   'X-Request-Id',
   // Sent by EventSource when it reconnects to the notification stream.
   'Last-Event-ID',

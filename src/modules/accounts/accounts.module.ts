@@ -4,6 +4,7 @@ import { PassportModule } from '@nestjs/passport';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { APP_CONFIG, AppConfig } from '../../config/app.config';
 import { ApiKeysModule } from '../api-keys/api-keys.module';
+import { InstancesModule } from '../instances/instances.module';
 import { UsersModule } from '../users/users.module';
 import { AccountsCleanupService } from './accounts-cleanup.service';
 import { AuthController } from './auth.controller';
@@ -20,6 +21,7 @@ import { SessionsService } from './sessions.service';
   imports: [
     UsersModule,
     ApiKeysModule,
+    InstancesModule,
     PassportModule,
     TypeOrmModule.forFeature([Session, RefreshToken, PasswordResetToken, LoginFailure]),
     JwtModule.registerAsync({

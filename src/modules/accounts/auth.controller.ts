@@ -1,4 +1,16 @@
-import { Body, Controller, Delete, Get, HttpCode, Inject, Patch, Post, Req, Res } from '@nestjs/common';
+import {
+  Body,
+  Controller,
+  Delete,
+  Get,
+  HttpCode,
+  Inject,
+  Patch,
+  Post,
+  Query,
+  Req,
+  Res,
+} from '@nestjs/common';
 import {
   ApiBody,
   ApiConsumes,
@@ -13,10 +25,12 @@ import type { Actor } from '../../common/auth/actor';
 import { Authenticated } from '../../common/auth/authenticated.decorator';
 import { Client, ClientInfo, CurrentActor, OptionalActor } from '../../common/auth/current-actor.decorator';
 import { Public } from '../../common/auth/public.decorator';
+import { Page, PageOf, PageQuery } from '../../common/http/page.dto';
 import { NoRateLimit } from '../../common/http/rate-limit.decorators';
 import { ApiProblems } from '../../common/openapi/api-problems.decorator';
 import { NotImpersonated } from '../../common/permissions/not-impersonated.guard';
 import { APP_CONFIG, AppConfig } from '../../config/app.config';
+import { AvailableInstanceResponse, SwitchInstanceDto } from '../instances/dto/instance.dto';
 import { UserResponse } from '../users/dto/user.response';
 import { AuthService } from './auth.service';
 import {
@@ -31,8 +45,10 @@ import {
 import { MessageResponse, TokenResponse } from './dto/auth.responses';
 import { REFRESH_COOKIE, REFRESH_COOKIE_PATH, setRefreshCookie } from './refresh-cookie';
 import { IssuedTokens } from './sessions.service';
+import { ControlPlane } from '../../common/auth/control-plane.decorator';
 
 @ApiTags('Accounts')
+@ControlPlane()
 @Controller('auth')
 export class AuthController {
   constructor(
@@ -68,10 +84,10 @@ export class AuthController {
     operationId: 'createToken',
     summary: 'Sign in (OAuth2 password form)',
     description:
-      'Answers 401 with the same detail for an unknown email and a wrong password, 403 for a deactivated account, and 429 with Retry-After after 10 failures for one email within 15 minutes. The refresh token is also set as an HttpOnly, SameSite=Strict cookie scoped to /api/v1.0/auth. Exempt from the general rate limits.',
+      'Answers 401 with the same detail for an unknown email and a wrong password, 403 for a deactivated account or an `instance` you are not a member of, 404 for an unknown `instance`, and 429 with Retry-After after 10 failures for one email within 15 minutes. The refresh token is also set as an HttpOnly, SameSite=Strict cookie scoped to /api/v1.0/auth. Exempt from the general rate limits.',
   })
   @ApiOkResponse({ type: TokenResponse })
-  @ApiProblems(401, 403, 422, 429)
+  @ApiProblems(401, 403, 404, 422, 429)
   async token(
     @Body() form: TokenRequestDto,
     @Client() client: ClientInfo,
@@ -204,6 +220,44 @@ export class AuthController {
     @Client() client: ClientInfo,
   ): Promise<MessageResponse> {
     return this.auth.changePassword(actor, dto, client);
+  }
+
+  @Get('instances')
+  @Authenticated()
+  @ApiOperation({
+    operationId: 'listMyInstances',
+    summary: 'List the instances I can reach',
+    description:
+      '`default` first, then oldest first. Every user reaches `default` and the instances they are a member of; superadmins reach every instance. `is_current` marks the instance of this credential.',
+  })
+  @ApiOkResponse({ type: PageOf(AvailableInstanceResponse) })
+  @ApiProblems(422)
+  instances(
+    @CurrentActor() actor: Actor,
+    @Query() query: PageQuery,
+  ): Promise<Page<AvailableInstanceResponse>> {
+    return this.auth.listInstances(actor, query.skip ?? 0, query.limit ?? 50);
+  }
+
+  @Post('switch-instance')
+  @Authenticated()
+  @NotImpersonated()
+  @HttpCode(200)
+  @ApiOperation({
+    operationId: 'switchInstance',
+    summary: 'Get tokens for another instance without signing in again',
+    description:
+      'Cross-instance single sign-on: answers exactly like `POST /auth/token` (a new session on the named instance, with `ins` in the access token and a refresh token that keeps the instance, also set as the cookie). The current session stays valid. 404 for an unknown instance, 403 when you are not a member of it, and 403 for API keys, which belong to one instance.',
+  })
+  @ApiOkResponse({ type: TokenResponse })
+  @ApiProblems(404, 422)
+  async switchInstance(
+    @CurrentActor() actor: Actor,
+    @Body() dto: SwitchInstanceDto,
+    @Client() client: ClientInfo,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<TokenResponse> {
+    return this.withRefreshCookie(res, await this.auth.switchInstance(actor, dto, client));
   }
 
   private withRefreshCookie(res: Response, tokens: IssuedTokens): IssuedTokens {

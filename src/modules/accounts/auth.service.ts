@@ -11,6 +11,7 @@ import {
   Unauthorized,
 } from '../../common/errors/domain-error';
 import { APP_CONFIG, AppConfig } from '../../config/app.config';
+import { DEFAULT_INSTANCE_ID } from '../../database/instance-ids';
 import { TransactionRunner } from '../../database/transaction-runner';
 import { AuditService } from '../../platform/audit/audit.service';
 import { PasswordHasher } from '../../platform/crypto/password-hasher.service';
@@ -18,6 +19,9 @@ import { randomToken, tokenHash } from '../../platform/crypto/tokens';
 import { MailerService } from '../../platform/mail/mailer.service';
 import { renderMail } from '../../platform/mail/templates';
 import { ApiKeysService } from '../api-keys/api-keys.service';
+import { AvailableInstanceResponse, SwitchInstanceDto } from '../instances/dto/instance.dto';
+import { InstancesService } from '../instances/instances.service';
+import type { Page } from '../../common/http/page.dto';
 import { UserResponse } from '../users/dto/user.response';
 import { toUserResponse } from '../users/users.mapper';
 import { UsersService } from '../users/users.service';
@@ -52,6 +56,7 @@ export class AuthService {
     private readonly mailer: MailerService,
     private readonly audit: AuditService,
     private readonly apiKeys: ApiKeysService,
+    private readonly instances: InstancesService,
   ) {}
 
   async register(caller: Actor | undefined, dto: RegisterDto, client: ClientInfo): Promise<UserResponse> {
@@ -121,16 +126,22 @@ export class AuthService {
       throw new Unauthorized(BAD_CREDENTIALS, 'invalid_credentials');
     }
     if (!user.isActive) throw new Forbidden('This account is deactivated.', 'account_inactive');
+    // Only after the password: an unknown instance is not told to someone who cannot sign in.
+    const instance = await this.instances.resolveFor(
+      { userId: user.id, isSuperadmin: user.isSuperadmin },
+      form.instance,
+    );
     return this.tx.run(async (em) => {
       await em.getRepository(LoginFailure).delete({ email });
       await this.users.markLoggedIn(user.id, em);
-      const tokens = await this.sessions.start(em, user.id, client);
+      const tokens = await this.sessions.start(em, user.id, client, instance.id);
       await this.audit.record(em, null, {
         action: 'auth.login',
         actorId: user.id,
         resourceType: 'user',
         resourceId: user.id,
         ip: client.ip,
+        details: { instance_id: instance.id },
       });
       return tokens;
     });
@@ -163,6 +174,15 @@ export class AuthService {
       }
       const user = await this.users.findById(session.userId, em);
       if (!user?.isActive) return { error: 'The account is deactivated.' } as const;
+      if (
+        !(await this.instances.canReach(
+          { userId: user.id, isSuperadmin: user.isSuperadmin },
+          session.instanceId,
+          em,
+        ))
+      ) {
+        return { error: 'You are no longer a member of the instance of this session.' } as const;
+      }
       return { tokens: await this.sessions.rotate(em, presented, session) } as const;
     });
     if ('error' in outcome) throw new Unauthorized(outcome.error, 'refresh_token_invalid');
@@ -290,13 +310,48 @@ export class AuthService {
         throw new Forbidden('A superadmin cannot be impersonated.', 'impersonation_forbidden');
       if (!target.isActive)
         throw new Forbidden('An inactive user cannot be impersonated.', 'impersonation_forbidden');
-      const tokens = await this.sessions.startImpersonation(em, target.id, actor.userId, client);
+      // On the superadmin's current instance when the user reaches it, else on `default`.
+      const instanceId = (await this.instances.canReach(
+        { userId: target.id, isSuperadmin: false },
+        actor.instanceId,
+        em,
+      ))
+        ? actor.instanceId
+        : DEFAULT_INSTANCE_ID;
+      const tokens = await this.sessions.startImpersonation(em, target.id, actor.userId, client, instanceId);
       await this.audit.record(em, actor, {
         action: 'auth.impersonation_started',
         resourceType: 'user',
         resourceId: target.id,
         ip: client.ip,
         details: { impersonator_id: actor.userId, target_email: target.email },
+      });
+      return tokens;
+    });
+  }
+
+  /** The instances the caller reaches (superadmins: all of them). */
+  listInstances(actor: Actor, skip: number, limit: number): Promise<Page<AvailableInstanceResponse>> {
+    return this.instances.listFor(actor, actor.instanceId, skip, limit);
+  }
+
+  /**
+   * Cross-instance single sign-on: a new session on another instance for the
+   * same user, without the password. The current session stays as it is.
+   */
+  async switchInstance(actor: Actor, dto: SwitchInstanceDto, client: ClientInfo): Promise<IssuedTokens> {
+    if (!actor.sessionId) {
+      throw new Forbidden('An API key belongs to one instance and cannot switch.', 'api_key_instance_fixed');
+    }
+    const instance = await this.instances.resolveFor(actor, dto.instance);
+    return this.tx.run(async (em) => {
+      const tokens = await this.sessions.start(em, actor.userId, client, instance.id);
+      await this.audit.record(em, actor, {
+        action: 'auth.instance_switched',
+        resourceType: 'instance',
+        resourceId: instance.id,
+        ip: client.ip,
+        details: { from_instance_id: actor.instanceId, to_instance_id: instance.id },
       });
       return tokens;
     });

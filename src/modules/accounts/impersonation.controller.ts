@@ -7,8 +7,10 @@ import { NotImpersonated } from '../../common/permissions/not-impersonated.guard
 import { SuperadminOnly } from '../../common/permissions/superadmin.guard';
 import { AuthService } from './auth.service';
 import { ImpersonateParams, ImpersonationTokenResponse } from './dto/auth.responses';
+import { ControlPlane } from '../../common/auth/control-plane.decorator';
 
 @ApiTags('Administration')
+@ControlPlane()
 @Controller('admin/impersonate')
 export class ImpersonationController {
   constructor(private readonly auth: AuthService) {}

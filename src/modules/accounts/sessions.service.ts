@@ -5,6 +5,7 @@ import { DataSource, EntityManager } from 'typeorm';
 import type { Actor } from '../../common/auth/actor';
 import type { ClientInfo } from '../../common/auth/current-actor.decorator';
 import { PrefetchedSpace, SpaceAccessPort, SpaceAccessRow } from '../../common/permissions/space-access.port';
+import { DEFAULT_INSTANCE_ID } from '../../database/instance-ids';
 import { PreparedQueries } from '../../database/prepared-queries';
 import { randomToken, tokenHash } from '../../platform/crypto/tokens';
 import { RefreshToken } from './entities/refresh-token.entity';
@@ -19,6 +20,8 @@ export interface AccessClaims {
   sid: string;
   typ: 'access';
   act?: { sub: string };
+  /** The instance the token reaches; tokens from before instances existed reach `default`. */
+  ins?: string;
   iat?: number;
   exp?: number;
 }
@@ -32,6 +35,7 @@ export interface IssuedTokens {
 
 interface ActorRow {
   email: string;
+  instance_id: string;
   is_superadmin: boolean;
   impersonator_id: string | null;
   space?: SpaceAccessRow | null;
@@ -43,9 +47,12 @@ export interface ResolvedSession {
   space?: PrefetchedSpace;
 }
 
-const SESSION_SQL = `SELECT u.email, u.is_superadmin, s.impersonator_id%SPACE%
+// The user must still reach the session's instance: removing a member ends their tokens for it at once.
+const SESSION_SQL = `SELECT u.email, u.is_superadmin, s.impersonator_id, s.instance_id%SPACE%
    FROM sessions s JOIN users u ON u.id = s.user_id
-  WHERE s.id = $1 AND s.user_id = $2 AND s.revoked_at IS NULL AND s.expires_at > now() AND u.is_active`;
+  WHERE s.id = $1 AND s.user_id = $2 AND s.revoked_at IS NULL AND s.expires_at > now() AND u.is_active
+    AND (s.instance_id = '${DEFAULT_INSTANCE_ID}' OR u.is_superadmin
+         OR EXISTS (SELECT 1 FROM instance_memberships m WHERE m.instance_id = s.instance_id AND m.user_id = s.user_id))`;
 
 const inSeconds = (seconds: number) => new Date(Date.now() + seconds * 1000);
 
@@ -66,7 +73,9 @@ export class SessionsService {
   async resolveActor(claims: AccessClaims, spaceKey?: string): Promise<ResolvedSession | null> {
     let text = SESSION_SQL.replace('%SPACE%', '');
     const values: unknown[] = [claims.sid, claims.sub];
-    if (spaceKey !== undefined) {
+    // The spaces of another instance are in its own database: its space guard looks there.
+    const prefetch = spaceKey !== undefined && (claims.ins ?? DEFAULT_INSTANCE_ID) === DEFAULT_INSTANCE_ID;
+    if (prefetch) {
       // A `{slug}` route: the space and the caller's role come along in the same round trip.
       const spaceSql = this.spaces.prefetchSql(spaceKey, '$3', 's.user_id');
       text = SESSION_SQL.replace('%SPACE%', `, ${spaceSql} AS space`);
@@ -75,6 +84,7 @@ export class SessionsService {
     const [row] = await this.prepared.query<ActorRow>(text, values);
     if (!row) return null;
     if ((row.impersonator_id ?? undefined) !== claims.act?.sub) return null;
+    if ((claims.ins ?? DEFAULT_INSTANCE_ID) !== row.instance_id) return null;
     const actor: Actor = {
       userId: claims.sub,
       email: row.email,
@@ -84,14 +94,21 @@ export class SessionsService {
       apiKeyId: null,
       apiKeyTier: null,
       impersonatorId: row.impersonator_id,
+      instanceId: row.instance_id,
     };
-    return spaceKey === undefined ? { actor } : { actor, space: { key: spaceKey, row: row.space ?? null } };
+    return prefetch ? { actor, space: { key: spaceKey, row: row.space ?? null } } : { actor };
   }
 
-  /** A new sign-in: a session, its first refresh token and an access token. */
-  async start(em: EntityManager, userId: string, client: ClientInfo): Promise<IssuedTokens> {
+  /** A new sign-in (or a switch to another instance): a session, its first refresh token and an access token. */
+  async start(
+    em: EntityManager,
+    userId: string,
+    client: ClientInfo,
+    instanceId: string = DEFAULT_INSTANCE_ID,
+  ): Promise<IssuedTokens> {
     const session = await em.getRepository(Session).save({
       userId,
+      instanceId,
       impersonatorId: null,
       ip: client.ip,
       userAgent: client.userAgent,
@@ -105,9 +122,11 @@ export class SessionsService {
     userId: string,
     impersonatorId: string,
     client: ClientInfo,
+    instanceId: string,
   ): Promise<Omit<IssuedTokens, 'refresh_token'>> {
     const session = await em.getRepository(Session).save({
       userId,
+      instanceId,
       impersonatorId,
       ip: client.ip,
       userAgent: client.userAgent,
@@ -118,6 +137,7 @@ export class SessionsService {
       sid: session.id,
       typ: 'access',
       act: { sub: impersonatorId },
+      ins: instanceId,
     };
     return {
       access_token: await this.jwt.signAsync(claims, { expiresIn: IMPERSONATION_TOKEN_SECONDS }),
@@ -178,7 +198,12 @@ export class SessionsService {
       expiresAt: session.expiresAt,
       rotatedAt: null,
     });
-    const claims: AccessClaims = { sub: session.userId, sid: session.id, typ: 'access' };
+    const claims: AccessClaims = {
+      sub: session.userId,
+      sid: session.id,
+      typ: 'access',
+      ins: session.instanceId,
+    };
     return {
       access_token: await this.jwt.signAsync(claims, { expiresIn: ACCESS_TOKEN_SECONDS }),
       token_type: 'bearer',

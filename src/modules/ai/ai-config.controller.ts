@@ -33,7 +33,7 @@ export class AiConfigController {
     operationId: 'getAiConfig',
     summary: 'Read the effective LLM provider configuration',
     description:
-      'The database configuration when one exists (`source: database`), else the one from the AI_PROVIDER, AI_MODEL, AI_API_KEY and AI_API_BASE_URL environment variables (`source: environment`); 404 when neither exists. The key is never returned: `api_key_set` says whether one is stored.',
+      "The database configuration when one exists (`source: database`), else the one from the AI_PROVIDER, AI_MODEL, AI_API_KEY and AI_API_BASE_URL environment variables (`source: environment`); 404 when neither exists. The key is never returned: `api_key_set` says whether one is stored. Every route here works on the scope of the credential's instance: the global configuration on `default`, else that instance's override (kept in its database), which its AI calls use instead of the global one; without an override an instance reads the global configuration.",
   })
   @ApiOkResponse({ type: AiConfigResponse })
   @ApiProblems(404)

@@ -1,10 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
-import { Repository } from 'typeorm';
+import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
+import { DataSource, Repository } from 'typeorm';
 import { Conflict, NotFound, ValidationFailed } from '../../common/errors/domain-error';
 import { APP_CONFIG, AppConfig } from '../../config/app.config';
+import { configScopeOf, InstanceContext } from '../../database/instance-context';
 import { PreparedQueries } from '../../database/prepared-queries';
+import { deploymentDataSource } from '../../database/routing-data-source';
 import { TransactionRunner } from '../../database/transaction-runner';
 import { AuditService } from '../../platform/audit/audit.service';
 import type { Actor } from '../../common/auth/actor';
@@ -13,7 +15,17 @@ import { AiConfigResponse, CreateAiConfigDto, UpdateAiConfigDto } from './dto/ai
 import { AiConfig, AiProvider } from './entities/ai-config.entity';
 import { ProviderClient } from './providers/provider-client';
 
-const SCOPE = 'global';
+const GLOBAL_SCOPE = 'global';
+
+/**
+ * The global configuration lives in the control plane (the deployment
+ * database); an instance's override, `instance:<id>`, in that instance's
+ * database. Calls on an instance use its override, else the global one,
+ * else the environment's.
+ */
+function currentScope(): string {
+  return configScopeOf(InstanceContext.instanceId());
+}
 export const CONFIG_COLUMNS = `id, provider, model_name, api_key_sealed, api_base_url, temperature, max_tokens,
   is_enabled, created_at, updated_at`;
 const CONFIG_SQL = `SELECT id, provider, model_name, api_key_sealed, api_base_url, temperature, max_tokens, is_enabled,
@@ -63,12 +75,18 @@ export class AiConfigService {
     private readonly prepared: PreparedQueries,
     private readonly tx: TransactionRunner,
     private readonly audit: AuditService,
+    @InjectDataSource() private readonly dataSource: DataSource,
   ) {}
 
   async effective(): Promise<EffectiveAiConfig | null> {
     // On every gateway call: a prepared statement, no entity mapping.
-    const [row] = await this.prepared.query<ConfigRow>(CONFIG_SQL, [SCOPE]);
-    return this.fromRow(row ?? null);
+    const scope = currentScope();
+    const [row] = await this.prepared.query<ConfigRow>(CONFIG_SQL, [scope]);
+    if (row || scope === GLOBAL_SCOPE) return this.fromRow(row ?? null);
+    const [global] = (await deploymentDataSource(this.dataSource).query(CONFIG_SQL, [
+      GLOBAL_SCOPE,
+    ])) as ConfigRow[];
+    return this.fromRow(global ?? null);
   }
 
   /** The effective configuration from a stored row (timestamps as Dates or JSON strings), else the environment's. */
@@ -114,7 +132,8 @@ export class AiConfigService {
   }
 
   async create(actor: Actor, dto: CreateAiConfigDto): Promise<AiConfigResponse> {
-    if (await this.configs.existsBy({ scope: SCOPE })) {
+    const scope = currentScope();
+    if (await this.configs.existsBy({ scope })) {
       throw new Conflict(
         'An AI provider configuration already exists: change it with PATCH or delete it first.',
         'ai_config_exists',
@@ -124,7 +143,7 @@ export class AiConfigService {
     const id = randomUUID();
     const row = this.configs.create({
       id,
-      scope: SCOPE,
+      scope,
       provider: dto.provider,
       modelName: dto.model_name,
       apiKeySealed: dto.api_key ? this.box.seal(dto.api_key, keyContext('ai_configs', id)) : null,
@@ -151,7 +170,7 @@ export class AiConfigService {
   }
 
   async update(actor: Actor, dto: UpdateAiConfigDto): Promise<AiConfigResponse> {
-    const row = await this.configs.findOneBy({ scope: SCOPE });
+    const row = await this.configs.findOneBy({ scope: currentScope() });
     if (!row) throw new NotFound('AI provider configuration stored in the database');
     const provider = dto.provider ?? row.provider;
     const baseUrl = dto.api_base_url === undefined ? row.apiBaseUrl : dto.api_base_url;
@@ -181,7 +200,7 @@ export class AiConfigService {
 
   async delete(actor: Actor): Promise<void> {
     await this.tx.run(async (em) => {
-      const row = await em.findOneBy(AiConfig, { scope: SCOPE });
+      const row = await em.findOneBy(AiConfig, { scope: currentScope() });
       if (!row) throw new NotFound('AI provider configuration stored in the database');
       await em.delete(AiConfig, { id: row.id });
       await this.audit.record(em, actor, {

@@ -16,11 +16,13 @@ import { SessionRequired } from '../../common/permissions/session-required.guard
 import { ApiKeysService } from './api-keys.service';
 import { ApiKeyParams, CreateApiKeyDto, ListApiKeysQuery, UpdateApiKeyDto } from './dto/api-key.requests';
 import { ApiKeyResponse, CreatedApiKeyResponse } from './dto/api-key.response';
+import { ControlPlane } from '../../common/auth/control-plane.decorator';
 
 const WHO =
   'Needs a signed-in session: impersonation tokens and API keys get 403 here, so a leaked key cannot create or keep other keys.';
 
 @ApiTags('API keys')
+@ControlPlane()
 @Controller('api-keys/me/api-keys')
 export class ApiKeysController {
   constructor(private readonly apiKeys: ApiKeysService) {}
@@ -49,6 +51,7 @@ export class ApiKeysController {
     summary: 'Create an API key',
     description:
       'Answers the secret `key` once; only its SHA-256 is kept. Send it as `Authorization: Bearer <key>`: it acts as you (with your current rights) until it is revoked, expires, or your account is deactivated. ' +
+      'It belongs to the instance of the token that creates it and reaches only that instance (while you are a member of it). ' +
       `Its requests are rate-limited per key by its tier. Only a superadmin may choose a tier above \`standard\` (403). ${WHO}`,
   })
   @ApiCreatedResponse({ type: CreatedApiKeyResponse })

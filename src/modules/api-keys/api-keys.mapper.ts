@@ -8,6 +8,7 @@ export function toApiKeyResponse(key: ApiKey): ApiKeyResponse {
     id: key.id,
     name: key.name,
     prefix: key.prefix,
+    instance_id: key.instanceId,
     rate_limit_tier: key.rateLimitTier,
     created_at: key.createdAt.toISOString(),
     last_used_at: iso(key.lastUsedAt),

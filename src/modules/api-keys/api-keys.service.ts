@@ -3,6 +3,7 @@ import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
 import { DataSource, EntityManager, Repository } from 'typeorm';
 import type { Actor } from '../../common/auth/actor';
 import { PrefetchedSpace, SpaceAccessPort, SpaceAccessRow } from '../../common/permissions/space-access.port';
+import { DEFAULT_INSTANCE_ID } from '../../database/instance-ids';
 import { PreparedQueries } from '../../database/prepared-queries';
 import { API_KEY_PREFIX } from '../../common/auth/auth-strategies';
 import { Forbidden, NotFound, ValidationFailed } from '../../common/errors/domain-error';
@@ -24,6 +25,7 @@ const LAST_USED_RESOLUTION_SECONDS = 60;
 interface KeyActorRow {
   id: string;
   user_id: string;
+  instance_id: string;
   rate_limit_tier: RateLimitTier;
   last_used_at: Date | null;
   email: string;
@@ -37,10 +39,13 @@ export interface ResolvedApiKey {
   space?: PrefetchedSpace;
 }
 
-const KEY_SQL = `SELECT k.id, k.user_id, k.rate_limit_tier, k.last_used_at, u.email, u.is_superadmin%SPACE%
+// The creator must still reach the key's instance (a key belongs to one instance, decisions section 13).
+const KEY_SQL = `SELECT k.id, k.user_id, k.instance_id, k.rate_limit_tier, k.last_used_at, u.email, u.is_superadmin%SPACE%
    FROM api_keys k JOIN users u ON u.id = k.user_id
   WHERE k.key_hash = $1 AND k.revoked_at IS NULL AND (k.expires_at IS NULL OR k.expires_at > now())
-    AND u.is_active`;
+    AND u.is_active
+    AND (k.instance_id = '${DEFAULT_INSTANCE_ID}' OR u.is_superadmin
+         OR EXISTS (SELECT 1 FROM instance_memberships m WHERE m.instance_id = k.instance_id AND m.user_id = k.user_id))`;
 
 /** Only a superadmin may give a key more than the standard tier (decisions section 4). */
 function requireTierAllowed(actor: Actor, tier: RateLimitTier, current: RateLimitTier | null): void {
@@ -88,6 +93,7 @@ export class ApiKeysService {
     const key = await this.tx.run(async (em) => {
       const saved = await em.getRepository(ApiKey).save({
         userId: actor.userId,
+        instanceId: actor.instanceId,
         name: dto.name,
         prefix: secret.slice(0, PREFIX_LENGTH),
         keyHash: tokenHash(secret),
@@ -103,6 +109,7 @@ export class ApiKeysService {
         resourceId: saved.id,
         details: {
           name: saved.name,
+          instance_id: actor.instanceId,
           rate_limit_tier: tier,
           expires_at: saved.expiresAt?.toISOString() ?? null,
         },
@@ -203,8 +210,12 @@ export class ApiKeysService {
       apiKeyId: row.id,
       apiKeyTier: row.rate_limit_tier,
       impersonatorId: null,
+      instanceId: row.instance_id,
     };
-    return spaceKey === undefined ? { actor } : { actor, space: { key: spaceKey, row: row.space ?? null } };
+    // The space came from the deployment database: right only for a key of `default`.
+    return spaceKey === undefined || row.instance_id !== DEFAULT_INSTANCE_ID
+      ? { actor }
+      : { actor, space: { key: spaceKey, row: row.space ?? null } };
   }
 
   // The condition makes concurrent requests of one key write once; a failure must not fail the request.

@@ -22,7 +22,10 @@ import { EmbeddingConfigService } from './embedding-config.service';
 import { ReindexService } from './reindex.service';
 
 const SCOPE =
-  'Control-plane (global) scope: instance overrides (decisions section 13) are not served yet, so `instance_id` is null.';
+  'Scope: the instance of the credential. On `default` this is the control-plane (global) configuration ' +
+  "(`instance_id` null); on another instance, that instance's override (`instance_id` set), kept in its database, " +
+  'which takes precedence over the global one there; without an override an instance reads the global configuration ' +
+  "(then the environment's). `X-Instance-Id`, when sent, must name the credential's instance (403).";
 const REINDEX =
   'Queues background work on the job runner and answers at once with the item count. Items go in id order, in batches ' +
   '(one provider call each, committed with the run cursor): after a crash the run continues where it stopped and items ' +
@@ -84,7 +87,8 @@ export class EmbeddingConfigController {
       'Partial update of the stored configuration (404 when only the environment configures embeddings). Changing ' +
       '`provider`, `model_name` or `dimensions` moves `status` to `pending_reindex` and drops the stored vectors (sizes ' +
       'and models are never mixed; with pgvector the HNSW index is rebuilt for the new size); other changes keep the ' +
-      'status. `api_key: null` removes the key. Changes are audited by field name, never the key.',
+      'status. `api_key: null` removes the key. Changes are audited by field name, never the key. ' +
+      SCOPE,
   })
   @ApiOkResponse({ type: EmbeddingConfigResponse })
   @ApiProblems(404, 422)
@@ -103,7 +107,9 @@ export class EmbeddingConfigController {
     summary: 'Delete the stored embedding configuration',
     description:
       'The environment configuration takes effect again (GET answers `source: environment`); if it embeds differently, ' +
-      'the stored vectors are dropped. 404 when none is stored.',
+      'the stored vectors are dropped. 404 when none is stored. Deleting an instance override brings back the global ' +
+      'configuration for that instance. ' +
+      SCOPE,
   })
   @ApiNoContentResponse({ description: 'Deleted.' })
   @ApiProblems(404)

@@ -5,6 +5,7 @@ import { DataSource, EntityManager } from 'typeorm';
 import type { Actor } from '../../common/auth/actor';
 import { Conflict, NotFound, ValidationFailed } from '../../common/errors/domain-error';
 import { APP_CONFIG, AppConfig, EMBEDDING_DEFAULTS } from '../../config/app.config';
+import { deploymentDataSource } from '../../database/routing-data-source';
 import { TransactionRunner } from '../../database/transaction-runner';
 import { AuditService } from '../../platform/audit/audit.service';
 import { SecretBox } from '../../platform/crypto/secret-box.service';
@@ -14,7 +15,13 @@ import {
   TestEmbeddingResponse,
   UpdateEmbeddingConfigDto,
 } from './dto/embedding-config.dto';
-import { EffectiveEmbeddingConfig, fingerprintOf, GLOBAL_SCOPE } from './embedding-config.types';
+import {
+  currentScope,
+  EffectiveEmbeddingConfig,
+  fingerprintOf,
+  GLOBAL_SCOPE,
+  instanceIdOf,
+} from './embedding-config.types';
 import { EmbeddingConfig, EmbeddingProvider, EmbeddingStatus } from './entities/embedding-config.entity';
 import { EmbedderService, EmbeddingFailure } from './providers/embedder.service';
 import { isBuiltinModel, LocalModelRefused, LocalModelsService } from './providers/local-models.service';
@@ -44,9 +51,12 @@ function keyContext(id: string): string {
 }
 
 /**
- * The embedding configuration (superadmin): one per scope. Only the
- * control-plane scope is served today; every method takes the scope so an
- * instance override (decisions section 13) is a new caller, not a rewrite.
+ * The embedding configuration (superadmin): one per scope. The global one
+ * lives in the control plane (the deployment database); an instance's
+ * override lives in that instance's database, next to the vectors it
+ * produces, and is what a token of that instance reads and changes. Without
+ * an override an instance uses the global configuration, then the
+ * environment's. The scope defaults to that of the request's instance.
  */
 @Injectable()
 export class EmbeddingConfigService implements OnApplicationBootstrap {
@@ -66,23 +76,24 @@ export class EmbeddingConfigService implements OnApplicationBootstrap {
     this.embedder.warm(await this.effective());
   }
 
-  /** The stored configuration of the scope, else the environment's. */
+  /** The stored configuration of the scope, else (for an instance) the global one, else the environment's. */
   async effective(
-    scope = GLOBAL_SCOPE,
+    scope = currentScope(),
     em: EntityManager = this.dataSource.manager,
   ): Promise<EffectiveEmbeddingConfig> {
     const [row] = (await em.query(CONFIG_SQL, [scope])) as ConfigRow[];
-    return row ? this.fromRow(row) : this.fromEnvironment();
+    if (row) return this.fromRow(row);
+    return scope === GLOBAL_SCOPE ? this.fromEnvironment() : this.globalOrEnvironment();
   }
 
-  async get(scope = GLOBAL_SCOPE): Promise<EmbeddingConfigResponse> {
+  async get(scope = currentScope()): Promise<EmbeddingConfigResponse> {
     return this.toResponse(await this.effective(scope));
   }
 
   async create(
     actor: Actor,
     dto: CreateEmbeddingConfigDto,
-    scope = GLOBAL_SCOPE,
+    scope = currentScope(),
   ): Promise<EmbeddingConfigResponse> {
     const defaults = EMBEDDING_DEFAULTS[dto.provider];
     const baseUrl = this.checkedBaseUrl(dto.provider, dto.api_base_url ?? null);
@@ -103,7 +114,7 @@ export class EmbeddingConfigService implements OnApplicationBootstrap {
       const row: Partial<EmbeddingConfig> = {
         id,
         scope,
-        instanceId: null,
+        instanceId: instanceIdOf(scope),
         provider: dto.provider,
         modelName,
         dimensions,
@@ -139,7 +150,7 @@ export class EmbeddingConfigService implements OnApplicationBootstrap {
   async update(
     actor: Actor,
     dto: UpdateEmbeddingConfigDto,
-    scope = GLOBAL_SCOPE,
+    scope = currentScope(),
   ): Promise<EmbeddingConfigResponse> {
     const config = await this.tx.run(async (em) => {
       const current = await this.stored(em, scope);
@@ -193,11 +204,12 @@ export class EmbeddingConfigService implements OnApplicationBootstrap {
     return this.toResponse(config);
   }
 
-  async delete(actor: Actor, scope = GLOBAL_SCOPE): Promise<void> {
+  async delete(actor: Actor, scope = currentScope()): Promise<void> {
     const config = await this.tx.run(async (em) => {
       const current = await this.stored(em, scope);
       await em.getRepository(EmbeddingConfig).delete({ scope });
-      const fallback = this.fromEnvironment();
+      // An instance falls back to the global configuration, the control plane to the environment.
+      const fallback = scope === GLOBAL_SCOPE ? this.fromEnvironment() : await this.globalOrEnvironment();
       if (fingerprintOf(fallback) !== fingerprintOf(current)) await this.store.clear(em);
       await this.audit.record(em, actor, {
         action: 'embedding_config.deleted',
@@ -215,7 +227,7 @@ export class EmbeddingConfigService implements OnApplicationBootstrap {
    * disabled one); a failure is an answer, not an error. A local model that
    * failed to load is loaded again first (its files may have been fixed).
    */
-  async testEmbedding(scope = GLOBAL_SCOPE): Promise<TestEmbeddingResponse> {
+  async testEmbedding(scope = currentScope()): Promise<TestEmbeddingResponse> {
     const config = await this.effective(scope);
     this.embedder.warm(config, { retry: true });
     try {
@@ -345,6 +357,14 @@ export class EmbeddingConfigService implements OnApplicationBootstrap {
       createdAt: new Date(row.created_at),
       updatedAt: new Date(row.updated_at),
     };
+  }
+
+  /** The control plane's configuration, read from the deployment database whatever the request's instance. */
+  private async globalOrEnvironment(): Promise<EffectiveEmbeddingConfig> {
+    const [row] = (await deploymentDataSource(this.dataSource).query(CONFIG_SQL, [
+      GLOBAL_SCOPE,
+    ])) as ConfigRow[];
+    return row ? this.fromRow(row) : this.fromEnvironment();
   }
 
   private fromEnvironment(): EffectiveEmbeddingConfig {

@@ -1,7 +1,18 @@
 import type { EmbeddingProvider, EmbeddingStatus } from './entities/embedding-config.entity';
 
-/** The control-plane scope; an instance override would be `instance:<id>` (decisions section 13). */
+import { configScopeOf, InstanceContext } from '../../database/instance-context';
+
+/** The control-plane scope; an instance override is `instance:<id>`, kept in that instance's database (decisions section 13). */
 export const GLOBAL_SCOPE = 'global';
+
+/** The scope of the work in progress: its instance's override, or the global configuration on `default`. */
+export function currentScope(): string {
+  return configScopeOf(InstanceContext.instanceId());
+}
+
+export function instanceIdOf(scope: string): string | null {
+  return scope.startsWith('instance:') ? scope.slice('instance:'.length) : null;
+}
 
 /** The embedding configuration in force: the stored one, else the environment's. */
 export interface EffectiveEmbeddingConfig {

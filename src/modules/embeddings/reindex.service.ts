@@ -9,7 +9,7 @@ import { AuditService } from '../../platform/audit/audit.service';
 import { JobRunner } from '../../platform/jobs/job-runner.service';
 import { ReindexResponse, ReindexRunResponse, ReindexStatusResponse } from './dto/embedding-config.dto';
 import { EmbeddingConfigService } from './embedding-config.service';
-import { fingerprintOf, GLOBAL_SCOPE } from './embedding-config.types';
+import { currentScope, fingerprintOf } from './embedding-config.types';
 import { EmbeddingReindexRun } from './entities/embedding-reindex-run.entity';
 import { EmbeddingFailure } from './providers/embedder.service';
 import { SemanticIndexer } from './semantic-indexer.service';
@@ -59,7 +59,7 @@ export class ReindexService implements OnModuleInit {
     });
   }
 
-  async start(actor: Actor, type: SemanticItemType, scope = GLOBAL_SCOPE): Promise<ReindexResponse> {
+  async start(actor: Actor, type: SemanticItemType, scope = currentScope()): Promise<ReindexResponse> {
     const config = await this.configs.effective(scope);
     if (!config.isEnabled) {
       throw new Conflict(
@@ -117,7 +117,7 @@ export class ReindexService implements OnModuleInit {
     });
   }
 
-  async status(scope = GLOBAL_SCOPE): Promise<ReindexStatusResponse> {
+  async status(scope = currentScope()): Promise<ReindexStatusResponse> {
     const runs = await this.dataSource
       .getRepository(EmbeddingReindexRun)
       .find({ where: { scope }, order: { itemType: 'ASC' } });

@@ -1,6 +1,7 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
+import { InstanceContext } from '../../database/instance-context';
 import { JobRunner } from '../../platform/jobs/job-runner.service';
 import type { SemanticItemType } from './entities/item-embedding.entity';
 import { MemoryVectorIndex } from './memory-vector-index';
@@ -44,8 +45,7 @@ const WRITTEN_SINCE = `SELECT e.item_type, e.item_id, e.space_id, array_send(e.e
  * therefore never skipped; the few rows of transactions running at the
  * previous read are read again, harmlessly.
  */
-@Injectable()
-export class VectorCache implements OnModuleInit {
+class InstanceVectors {
   private index: MemoryVectorIndex | null = null;
   private horizon = '0';
   private followedAt = 0;
@@ -53,17 +53,9 @@ export class VectorCache implements OnModuleInit {
   private running: Promise<void> | null = null;
   private queued: Promise<void> | null = null;
 
-  constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
-    private readonly jobs: JobRunner,
-  ) {}
+  /** The routing DataSource: it reaches the database of the instance whose work calls. */
+  constructor(private readonly dataSource: DataSource) {}
 
-  onModuleInit(): void {
-    this.jobs.register(PURGE_JOB, () => this.purgeRemovals());
-    this.jobs.registerCron(PURGE_JOB, '41 * * * *', PURGE_JOB);
-  }
-
-  /** The index of this size, current as of a read started after this call. */
   async current(dimensions: number): Promise<MemoryVectorIndex> {
     const stale = Date.now() - this.followedAt > MAX_FOLLOW_GAP_MS;
     if (this.index?.dimensions === dimensions && !stale) {
@@ -79,13 +71,6 @@ export class VectorCache implements OnModuleInit {
       this.loading = { dimensions, loaded };
     }
     return this.loading.loaded;
-  }
-
-  /** Removals are kept a day: longer than any process follows without reloading (see MAX_FOLLOW_GAP_MS). */
-  async purgeRemovals(): Promise<void> {
-    await this.dataSource.query(
-      `DELETE FROM item_embedding_removals WHERE removed_at < now() - interval '1 day'`,
-    );
   }
 
   /**
@@ -167,5 +152,43 @@ export class VectorCache implements OnModuleInit {
     for (const row of rows) {
       index.upsert(row.item_type, row.item_id, row.space_id, decodeRealArray(row.embedding));
     }
+  }
+}
+
+/**
+ * One copy per instance: each instance has its own database, its own
+ * vectors and its own transaction ids. Work on an instance (a request, a
+ * job) reaches that instance's copy.
+ */
+@Injectable()
+export class VectorCache implements OnModuleInit {
+  private readonly instances = new Map<string, InstanceVectors>();
+
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly jobs: JobRunner,
+  ) {}
+
+  onModuleInit(): void {
+    this.jobs.register(PURGE_JOB, () => this.purgeRemovals());
+    this.jobs.registerCron(PURGE_JOB, '41 * * * *', PURGE_JOB);
+  }
+
+  /** The current instance's index of this size, current as of a read started after this call. */
+  current(dimensions: number): Promise<MemoryVectorIndex> {
+    const instanceId = InstanceContext.instanceId();
+    let vectors = this.instances.get(instanceId);
+    if (!vectors) {
+      vectors = new InstanceVectors(this.dataSource);
+      this.instances.set(instanceId, vectors);
+    }
+    return vectors.current(dimensions);
+  }
+
+  /** Removals are kept a day: longer than any process follows without reloading (see MAX_FOLLOW_GAP_MS). */
+  async purgeRemovals(): Promise<void> {
+    await this.dataSource.query(
+      `DELETE FROM item_embedding_removals WHERE removed_at < now() - interval '1 day'`,
+    );
   }
 }

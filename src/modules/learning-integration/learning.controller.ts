@@ -32,8 +32,10 @@ import {
 } from './dto/learning.dto';
 import { LearningIntegrationService } from './learning-integration.service';
 import { LearningWebhookService } from './learning-webhook.service';
+import { ControlPlane } from '../../common/auth/control-plane.decorator';
 
 @ApiTags('Learning integration')
+@ControlPlane()
 @Controller('admin/integrations/learning')
 export class LearningIntegrationController {
   constructor(private readonly integration: LearningIntegrationService) {}

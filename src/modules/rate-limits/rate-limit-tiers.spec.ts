@@ -1,4 +1,5 @@
 import type { Actor } from '../../common/auth/actor';
+import { DEFAULT_INSTANCE_ID } from '../../database/instance-ids';
 import { subjectOf, TIER_LIMITS } from './rate-limit-tiers';
 
 const config = { rateLimitUserTier: 'premium', rateLimitAnonTier: 'standard' } as const;
@@ -10,6 +11,7 @@ const actor = (overrides: Partial<Actor> = {}): Actor => ({
   apiKeyId: null,
   apiKeyTier: null,
   impersonatorId: null,
+  instanceId: DEFAULT_INSTANCE_ID,
   ...overrides,
 });
 

@@ -19,8 +19,10 @@ import {
   ScimTokenResponse,
 } from './dto/scim-token.dto';
 import { ScimTokensService } from './scim-tokens.service';
+import { ControlPlane } from '../../common/auth/control-plane.decorator';
 
 @ApiTags('Administration')
+@ControlPlane()
 @Controller('admin/scim-tokens')
 export class ScimTokensController {
   constructor(private readonly tokens: ScimTokensService) {}

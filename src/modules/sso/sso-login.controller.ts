@@ -25,6 +25,7 @@ import {
 } from './dto/sso-login.dto';
 import { SsoProviderParams } from './dto/sso-provider.dto';
 import { SsoLoginService } from './sso-login.service';
+import { ControlPlane } from '../../common/auth/control-plane.decorator';
 
 const AS_JSON =
   'With `Accept: application/json` the answer is `200 {location}` instead of the redirect, for a web app that drives the steps itself.';
@@ -45,6 +46,7 @@ const FINISH =
   AS_JSON;
 
 @ApiTags('SSO')
+@ControlPlane()
 @Controller('sso')
 export class SsoLoginController {
   constructor(

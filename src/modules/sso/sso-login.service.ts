@@ -273,6 +273,7 @@ export class SsoLoginService {
       if (!user) return { error: 'invalid' } as const;
       if (!user.isActive) return { error: 'inactive' } as const;
       await this.users.markLoggedIn(user.id, em);
+      // SSO logins land on `default`; POST /auth/switch-instance moves on without signing in again.
       const tokens = await this.sessions.start(em, user.id, client);
       await this.audit.record(em, null, {
         action: 'auth.login',

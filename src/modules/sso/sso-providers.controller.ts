@@ -21,8 +21,10 @@ import {
 } from './dto/sso-provider.dto';
 import { SsoLoginService } from './sso-login.service';
 import { SsoProvidersService } from './sso-providers.service';
+import { ControlPlane } from '../../common/auth/control-plane.decorator';
 
 @ApiTags('SSO')
+@ControlPlane()
 @Controller('sso/providers')
 export class SsoProvidersController {
   constructor(

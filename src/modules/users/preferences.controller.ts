@@ -6,8 +6,10 @@ import { CurrentActor } from '../../common/auth/current-actor.decorator';
 import { ApiProblems } from '../../common/openapi/api-problems.decorator';
 import { PreferencesResponse, UpdatePreferencesDto } from './dto/preferences.dto';
 import { UsersService } from './users.service';
+import { ControlPlane } from '../../common/auth/control-plane.decorator';
 
 @ApiTags('Preferences')
+@ControlPlane()
 @Controller('preferences')
 export class PreferencesController {
   constructor(private readonly users: UsersService) {}

@@ -20,6 +20,7 @@ import {
   UserIdParams,
 } from './dto/user.requests';
 import { UsersService } from './users.service';
+import { ControlPlane } from '../../common/auth/control-plane.decorator';
 
 @ApiTags('Users')
 @Controller('users')
@@ -35,6 +36,7 @@ export class UsersController {
   }
 
   @Patch('me')
+  @ControlPlane()
   @Authenticated()
   @ApiOperation({
     operationId: 'updateMyProfile',
@@ -90,6 +92,7 @@ export class UsersController {
   }
 
   @Patch(':id')
+  @ControlPlane()
   @SuperadminOnly()
   @ApiOperation({
     operationId: 'updateUser',

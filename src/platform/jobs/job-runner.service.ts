@@ -15,6 +15,9 @@ import { JobSchedule } from './entities/job-schedule.entity';
 import { HeldLease, leasesToRenew, renewalIntervalMs } from './lease';
 import { SerialTask } from './serial-task';
 import { Wakeup } from './wakeup.service';
+import { InstanceContext, InstanceScope } from '../../database/instance-context';
+import { InstanceDatabases } from '../../database/instance-databases';
+import { DEFAULT_INSTANCE_ID } from '../../database/instance-ids';
 
 export interface JobContext {
   id: string;
@@ -71,7 +74,9 @@ export class JobRunner implements OnApplicationBootstrap, BeforeApplicationShutd
   private readonly handlers = new Map<string, Registration>();
   private readonly crons = new Map<string, CronRegistration>();
   private readonly inFlight = new Set<Promise<void>>();
-  private readonly held = new Map<string, HeldLease>();
+  private readonly held = new Map<string, HeldLease & { scope: InstanceScope | undefined }>();
+  /** Instances whose job_schedules rows hold this process's crons. */
+  private readonly scheduledOn = new Set<string>();
   private readonly leaseMs: number;
   private timer: NodeJS.Timeout | null = null;
   private heartbeat: NodeJS.Timeout | null = null;
@@ -87,6 +92,7 @@ export class JobRunner implements OnApplicationBootstrap, BeforeApplicationShutd
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly wakeup: Wakeup,
     @Inject(APP_CONFIG) config: AppConfig,
+    private readonly databases: InstanceDatabases,
   ) {
     this.leaseMs = config.jobLeaseSeconds * 1000;
   }
@@ -127,6 +133,18 @@ export class JobRunner implements OnApplicationBootstrap, BeforeApplicationShutd
   }
 
   async onApplicationBootstrap(): Promise<void> {
+    await this.upsertSchedules();
+    this.unsubscribe = this.wakeup.on('jobs', () => this.kick());
+    this.timer = setInterval(() => this.kick(), POLL_MS);
+    this.timer.unref();
+    this.heartbeat = setInterval(() => void this.renewLeases(), renewalIntervalMs(this.leaseMs));
+    this.heartbeat.unref();
+    this.kick();
+  }
+
+  /** Each instance database keeps its own schedules: written there before its first tick. */
+  private async upsertSchedules(): Promise<void> {
+    this.scheduledOn.add(InstanceContext.instanceId());
     for (const [name, schedule] of this.crons) {
       await this.dataSource.query(
         `INSERT INTO job_schedules (name, cron, timezone, next_run_at) VALUES ($1, $2, $3, $4)
@@ -141,12 +159,6 @@ export class JobRunner implements OnApplicationBootstrap, BeforeApplicationShutd
         ],
       );
     }
-    this.unsubscribe = this.wakeup.on('jobs', () => this.kick());
-    this.timer = setInterval(() => this.kick(), POLL_MS);
-    this.timer.unref();
-    this.heartbeat = setInterval(() => void this.renewLeases(), renewalIntervalMs(this.leaseMs));
-    this.heartbeat.unref();
-    this.kick();
   }
 
   // Before shutdown, not on it: the database connection closes on shutdown, and a job claimed by a
@@ -174,16 +186,33 @@ export class JobRunner implements OnApplicationBootstrap, BeforeApplicationShutd
     for (;;) {
       await this.tick();
       await Promise.allSettled([...this.inFlight]);
-      const [{ busy }] = (await this.dataSource.query(
-        `SELECT EXISTS (SELECT 1 FROM jobs WHERE (status = 'pending' AND run_at <= now()) OR status = 'running') AS busy`,
-      )) as { busy: boolean }[];
+      let busy = false;
+      await this.databases.eachInstance(
+        async () => {
+          const [row] = (await this.dataSource.query(
+            `SELECT EXISTS (SELECT 1 FROM jobs WHERE (status = 'pending' AND run_at <= now()) OR status = 'running') AS busy`,
+          )) as { busy: boolean }[];
+          busy ||= row.busy;
+        },
+        () => undefined,
+      );
       if (!busy) return;
       if (Date.now() > deadline) throw new Error('Jobs did not drain in time.');
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
   }
 
+  /** Jobs live in the database of the instance whose work enqueued them: one pass per instance. */
   private async tick(): Promise<void> {
+    await this.databases.eachInstance(
+      () => this.tickHere(),
+      (instanceId, error) =>
+        this.logger.error(`Job runner tick failed on instance ${instanceId}: ${String(error)}`),
+    );
+  }
+
+  private async tickHere(): Promise<void> {
+    if (!this.scheduledOn.has(InstanceContext.instanceId())) await this.upsertSchedules();
     await this.enqueueDueSchedules();
     for (;;) {
       const claimed = await this.claim();
@@ -249,15 +278,28 @@ export class JobRunner implements OnApplicationBootstrap, BeforeApplicationShutd
   /** Extends the lease of every job this process still runs; one renewal at a time. */
   private async renewLeases(): Promise<void> {
     if (this.renewing) return;
-    const leases = leasesToRenew(this.held.values(), Date.now());
+    const leases = leasesToRenew(this.held.values(), Date.now()) as (HeldLease & {
+      scope: InstanceScope | undefined;
+    })[];
     if (!leases.length) return;
-    this.renewing = this.dataSource
-      .query(
+    // Each job's lease is renewed in the database it was claimed from.
+    const byInstance = new Map<string, typeof leases>();
+    for (const lease of leases) {
+      const key = lease.scope?.instanceId ?? DEFAULT_INSTANCE_ID;
+      byInstance.set(key, [...(byInstance.get(key) ?? []), lease]);
+    }
+    const renew = (group: typeof leases) =>
+      this.dataSource.query(
         `UPDATE jobs SET locked_until = now() + make_interval(secs => $3)
            FROM unnest($1::uuid[], $2::int[]) AS held(id, attempts)
           WHERE jobs.id = held.id AND jobs.attempts = held.attempts AND jobs.status = 'running'`,
-        [leases.map((l) => l.id), leases.map((l) => l.attempt), this.leaseMs / 1000],
-      )
+        [group.map((l) => l.id), group.map((l) => l.attempt), this.leaseMs / 1000],
+      );
+    this.renewing = Promise.all(
+      [...byInstance.values()].map((group) =>
+        group[0].scope ? InstanceContext.run(group[0].scope, () => renew(group)) : renew(group),
+      ),
+    )
       .then(
         () => undefined,
         (error: unknown) => this.logger.warn(`Job lease renewal failed: ${String(error)}`),
@@ -269,6 +311,7 @@ export class JobRunner implements OnApplicationBootstrap, BeforeApplicationShutd
   private async execute(job: Job): Promise<void> {
     const registration = this.handlers.get(job.name)!;
     this.held.set(job.id, {
+      scope: InstanceContext.current(),
       id: job.id,
       attempt: job.attempts,
       startedAt: Date.now(),

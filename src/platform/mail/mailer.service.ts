@@ -6,6 +6,7 @@ import { APP_CONFIG, AppConfig } from '../../config/app.config';
 import { SerialTask } from '../jobs/serial-task';
 import { Wakeup } from '../jobs/wakeup.service';
 import { MailAttachment, MailMessage } from './entities/mail-message.entity';
+import { InstanceDatabases } from '../../database/instance-databases';
 
 export interface OutgoingMail {
   to: string;
@@ -39,6 +40,7 @@ export class MailerService implements OnModuleInit, BeforeApplicationShutdown {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @InjectRepository(MailMessage) private readonly messages: Repository<MailMessage>,
     private readonly wakeup: Wakeup,
+    private readonly databases: InstanceDatabases,
   ) {
     this.transport = config.smtpUrl ? createTransport(config.smtpUrl, { from: config.mailFrom }) : null;
   }
@@ -77,7 +79,16 @@ export class MailerService implements OnModuleInit, BeforeApplicationShutdown {
     await this.loop.idle();
   }
 
+  /** Mail is queued in the database of the instance whose work sent it: one pass per instance. */
   private async deliverPending(): Promise<void> {
+    await this.databases.eachInstance(
+      () => this.deliverPendingHere(),
+      (instanceId, error) =>
+        this.logger.error(`Mail delivery failed on instance ${instanceId}: ${String(error)}`),
+    );
+  }
+
+  private async deliverPendingHere(): Promise<void> {
     for (;;) {
       // Claim in one statement so no transaction is held while talking SMTP;
       // a claim left by a crashed process expires after a minute.

@@ -1,6 +1,7 @@
 import { Injectable, Logger, OnApplicationBootstrap, BeforeApplicationShutdown } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
+import { InstanceDatabases } from '../../database/instance-databases';
 import { SerialTask } from '../jobs/serial-task';
 import { Wakeup } from '../jobs/wakeup.service';
 import { DomainEventMap, DomainEventType, isDomainEventType } from './event-map';
@@ -63,6 +64,7 @@ export class OutboxDispatcher implements OnApplicationBootstrap, BeforeApplicati
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly wakeup: Wakeup,
+    private readonly databases: InstanceDatabases,
   ) {}
 
   /** Registers a consumer for one event type, a `<resource>.*` family, or `*`. Unknown names fail the boot. */
@@ -101,8 +103,15 @@ export class OutboxDispatcher implements OnApplicationBootstrap, BeforeApplicati
     await this.dispatchAll();
   }
 
+  /** Each instance's outbox lives in its database: one pass per instance. */
   private async dispatchAll(): Promise<void> {
-    while (!this.stopped && (await this.dispatchBatch()) === BATCH);
+    await this.databases.eachInstance(
+      async () => {
+        while (!this.stopped && (await this.dispatchBatch()) === BATCH);
+      },
+      (instanceId, error) =>
+        this.logger.error(`Outbox dispatch failed on instance ${instanceId}: ${String(error)}`),
+    );
   }
 
   /** Answers how many events were claimed. */

@@ -60,6 +60,16 @@ export class TokenRequestDto {
 
   @StringField({ optional: true, max: 200, description: 'Ignored (sent by some OAuth2 clients).' })
   client_secret?: string;
+
+  @StringField({
+    optional: true,
+    min: 1,
+    max: 63,
+    description:
+      'The instance to sign in to, by slug or id (default `default`): 404 when unknown, 403 when you are not a member. The access token names it in its `ins` claim.',
+    example: 'default',
+  })
+  instance?: string;
 }
 
 export class RefreshRequestDto {

@@ -1,7 +1,9 @@
 import { Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn } from 'typeorm';
 import { User } from '../../users/entities/user.entity';
+import { ControlPlaneEntity } from '../../../database/routing-data-source';
 
 /** A single-use, one-hour password reset token, stored by hash. */
+@ControlPlaneEntity()
 @Entity('password_reset_tokens')
 @Index('password_reset_tokens_user_idx', ['userId'])
 export class PasswordResetToken {

@@ -1,10 +1,12 @@
 import { Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn } from 'typeorm';
 import { Session } from './session.entity';
+import { ControlPlaneEntity } from '../../../database/routing-data-source';
 
 /**
  * Every refresh token ever issued, by hash. A rotated token stays so that
  * presenting it again is recognised as reuse and ends the session.
  */
+@ControlPlaneEntity()
 @Entity('refresh_tokens')
 @Index('refresh_tokens_session_idx', ['sessionId'])
 export class RefreshToken {

@@ -14,6 +14,12 @@ export class ApiKeyResponse {
   })
   prefix: string;
 
+  @ApiProperty({
+    format: 'uuid',
+    description: 'The one instance the key reaches: that of the token that created it.',
+  })
+  instance_id: string;
+
   @ApiProperty({ enum: RATE_LIMIT_TIERS, enumName: 'RateLimitTier' })
   rate_limit_tier: string;
 

@@ -8,12 +8,15 @@ import {
   PrimaryGeneratedColumn,
 } from 'typeorm';
 import type { RateLimitTier } from '../../../config/app.config';
+import { Instance } from '../../instances/entities/instance.entity';
 import { User } from '../../users/entities/user.entity';
+import { ControlPlaneEntity } from '../../../database/routing-data-source';
 
 /**
  * A personal API key. Only its SHA-256 is stored; `prefix` (its first
  * characters) lets its owner recognise it. It acts as its creator.
  */
+@ControlPlaneEntity()
 @Entity('api_keys')
 @Index('api_keys_key_hash_key', ['keyHash'], { unique: true })
 @Index('api_keys_user_idx', ['userId', 'createdAt'])
@@ -27,6 +30,14 @@ export class ApiKey {
   @ManyToOne(() => User, { onDelete: 'CASCADE' })
   @JoinColumn({ name: 'user_id', foreignKeyConstraintName: 'api_keys_user_fk' })
   user?: User;
+
+  /** The one instance the key reaches: that of the token that created it. */
+  @Column('uuid')
+  instanceId: string;
+
+  @ManyToOne(() => Instance, { onDelete: 'CASCADE' })
+  @JoinColumn({ name: 'instance_id', foreignKeyConstraintName: 'api_keys_instance_fk' })
+  instance?: Instance;
 
   @Column('text')
   name: string;

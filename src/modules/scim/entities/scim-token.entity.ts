@@ -8,8 +8,10 @@ import {
   PrimaryGeneratedColumn,
 } from 'typeorm';
 import { User } from '../../users/entities/user.entity';
+import { ControlPlaneEntity } from '../../../database/routing-data-source';
 
 /** A bearer token for the SCIM endpoints; only its SHA-256 is stored. */
+@ControlPlaneEntity()
 @Entity('scim_tokens')
 @Index('scim_tokens_token_hash_key', ['tokenHash'], { unique: true })
 @Index('scim_tokens_created_at_idx', ['createdAt'])

@@ -1,7 +1,9 @@
 import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn } from 'typeorm';
 import { SsoProvider } from './sso-provider.entity';
+import { ControlPlaneEntity } from '../../../database/routing-data-source';
 
 /** SAML assertion IDs already accepted, kept until the assertion would have expired: each is accepted once. */
+@ControlPlaneEntity()
 @Entity('sso_assertions')
 @Index('sso_assertions_expires_idx', ['expiresAt'])
 export class SsoAssertion {

@@ -1,7 +1,9 @@
 import { Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn } from 'typeorm';
 import { SsoProvider } from './sso-provider.entity';
+import { ControlPlaneEntity } from '../../../database/routing-data-source';
 
 /** The one-time code a finished SSO login hands to the browser, by hash; 60 seconds, single use. */
+@ControlPlaneEntity()
 @Entity('sso_login_codes')
 @Index('sso_login_codes_provider_idx', ['providerId'])
 @Index('sso_login_codes_expires_idx', ['expiresAt'])

@@ -1,9 +1,11 @@
 import { Column, CreateDateColumn, Entity, Index, PrimaryColumn, UpdateDateColumn } from 'typeorm';
+import { ControlPlaneEntity } from '../../../database/routing-data-source';
 
 export type SsoProtocol = 'oidc' | 'saml';
 export type SsoDefaultRole = 'user' | 'pending';
 
 /** An identity provider people sign in with; the protocol's own settings live in its prefixed columns. */
+@ControlPlaneEntity()
 @Entity('sso_providers')
 @Index('sso_providers_created_idx', ['createdAt', 'id'])
 export class SsoProvider {

@@ -1,0 +1,50 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { InstanceDatabases } from '../../database/instance-databases';
+
+/** How long a copy counts as fresh in this process before the next request of its user refreshes it. */
+const FRESH_MS = 5 * 60 * 1000;
+
+/**
+ * Accounts live in the control plane, but an instance database carries the
+ * full schema, whose foreign keys (space memberships, owners, comments,
+ * audit actors...) reference `users`. So each instance database keeps a
+ * copy of the user rows it references, without the password hash: a user is
+ * copied when made a member, on signing in or switching to the instance,
+ * and refreshed by their first request there every few minutes. The control
+ * plane stays the only place accounts are changed or authenticated.
+ */
+@Injectable()
+export class InstanceUserCopies {
+  private readonly freshUntil = new Map<string, number>();
+
+  constructor(private readonly databases: InstanceDatabases) {}
+
+  /** Refreshes the copy unless this process did so recently (the per-request path). */
+  async ensure(instanceId: string, userId: string, instance: DataSource): Promise<void> {
+    const key = `${instanceId}:${userId}`;
+    if ((this.freshUntil.get(key) ?? 0) > Date.now()) return;
+    await this.copy(instanceId, userId, instance);
+  }
+
+  async copy(instanceId: string, userId: string, instance?: DataSource): Promise<void> {
+    const target = instance ?? (await this.databases.dataSource(instanceId));
+    const deployment = this.databases.deploymentDataSource;
+    if (target === deployment) return;
+    const [found] = (await deployment.query('SELECT row_to_json(u) AS row FROM users u WHERE u.id = $1', [
+      userId,
+    ])) as { row: Record<string, unknown> }[];
+    if (!found) return;
+    // Both databases run the same migrations, so the row converts column for column.
+    const row = { ...found.row, password_hash: null };
+    const updates = Object.keys(row)
+      .filter((column) => column !== 'id')
+      .map((column) => `"${column}" = EXCLUDED."${column}"`);
+    await target.query(
+      `INSERT INTO users SELECT * FROM json_populate_record(NULL::users, $1::json)
+       ON CONFLICT (id) DO UPDATE SET ${updates.join(', ')}`,
+      [JSON.stringify(row)],
+    );
+    this.freshUntil.set(`${instanceId}:${userId}`, Date.now() + FRESH_MS);
+  }
+}

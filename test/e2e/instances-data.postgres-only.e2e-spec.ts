@@ -1,0 +1,239 @@
+import { Client } from 'pg';
+import { DEFAULT_INSTANCE_ID } from '../../src/database/instance-ids';
+import { OutboxDispatcher } from '../../src/platform/outbox/outbox.dispatcher';
+import { startApp, TestApp, workerDatabaseUrl } from '../support/app';
+import { databaseUrl, dropDatabase, withServer, workerDatabase } from '../support/database';
+import { bearer, createProduct, createSpace, createUser, rootUser, TestUser } from '../support/factories';
+import { expectProblem } from '../support/problem';
+
+// Spaces and everything in them live in the instance's own database (decisions section 13).
+const API = '/api/v1.0';
+const ADMIN = `${API}/admin/instances`;
+const worker = process.env.JEST_WORKER_ID ?? '1';
+const dbName = (label: string) => `${workerDatabase(worker)}_data_${label}`;
+
+async function freshDatabase(name: string): Promise<string> {
+  await withServer(async (client) => {
+    await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    await client.query(`CREATE DATABASE ${name}`);
+  });
+  return databaseUrl(name);
+}
+
+async function queryDb<T>(url: string, sql: string, params: unknown[] = []): Promise<T[]> {
+  const client = new Client({ connectionString: url });
+  await client.connect();
+  try {
+    return (await client.query(sql, params)).rows as T[];
+  } finally {
+    await client.end();
+  }
+}
+
+/** Takes one database of the shared server down (and back) without touching the others. */
+async function setDatabaseReachable(name: string, reachable: boolean): Promise<void> {
+  await withServer(async (client) => {
+    await client.query(`ALTER DATABASE ${name} WITH ALLOW_CONNECTIONS ${reachable}`);
+    if (!reachable) {
+      await client.query(
+        'SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()',
+        [name],
+      );
+    }
+  });
+}
+
+async function eventually<T>(
+  probe: () => Promise<T>,
+  done: (value: T) => boolean,
+  timeoutMs = 20_000,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (done(value) || Date.now() > deadline) return value;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+describe('Instances: data routing', () => {
+  let t: TestApp;
+  let root: TestUser;
+  let alice: TestUser;
+  let bob: TestUser;
+  const urls: Record<'north' | 'south', string> = { north: '', south: '' };
+  const ids: Record<'north' | 'south', string> = { north: '', south: '' };
+  // Tokens for the instance each user works on.
+  let aliceNorth: { token: string };
+  let bobSouth: { token: string };
+  let rootNorth: { token: string };
+
+  async function switchTo(user: { token: string }, instance: string): Promise<{ token: string }> {
+    const res = await t.http.post(`${API}/auth/switch-instance`).set(bearer(user)).send({ instance });
+    if (res.status !== 200) throw new Error(`switch failed: ${res.status} ${JSON.stringify(res.body)}`);
+    return { token: res.body.access_token };
+  }
+
+  beforeAll(async () => {
+    t = await startApp();
+    root = await rootUser(t.http);
+    alice = await createUser(t.http, { first_name: 'Alice' });
+    bob = await createUser(t.http, { first_name: 'Bob' });
+    for (const label of ['north', 'south'] as const) {
+      urls[label] = await freshDatabase(dbName(label));
+      const created = await t.http
+        .post(ADMIN)
+        .set(bearer(root))
+        .send({ slug: `${label}-${worker}`, name: label, database_url: urls[label] });
+      if (created.status !== 201)
+        throw new Error(`instance: ${created.status} ${JSON.stringify(created.body)}`);
+      ids[label] = created.body.id;
+    }
+    await t.http.put(`${ADMIN}/${ids.north}/members/${alice.id}`).set(bearer(root)).expect(200);
+    await t.http.put(`${ADMIN}/${ids.south}/members/${bob.id}`).set(bearer(root)).expect(200);
+    aliceNorth = await switchTo(alice, ids.north);
+    bobSouth = await switchTo(bob, ids.south);
+    rootNorth = await switchTo(root, ids.north);
+  });
+  afterAll(async () => {
+    for (const id of Object.values(ids)) await t.http.delete(`${ADMIN}/${id}?force=true`).set(bearer(root));
+    await t.close();
+    for (const label of ['north', 'south']) {
+      await setDatabaseReachable(dbName(label), true).catch(() => undefined);
+      await dropDatabase(dbName(label));
+    }
+  });
+
+  it('keeps each instance’s spaces and products in its own database, isolated both ways', async () => {
+    const slug = `shared-${worker}`;
+    const north = await createSpace(t.http, aliceNorth, { slug, name: 'North space' });
+    const south = await createSpace(t.http, bobSouth, { slug, name: 'South space' });
+    expect(north.id).not.toBe(south.id);
+    const product = await createProduct(t.http, aliceNorth, north, { name: 'Orders (north)' });
+
+    const [inNorth] = await queryDb<{ n: number }>(
+      urls.north,
+      'SELECT count(*)::int AS n FROM spaces WHERE slug = $1',
+      [slug],
+    );
+    const [inSouth] = await queryDb<{ n: number }>(
+      urls.south,
+      'SELECT count(*)::int AS n FROM spaces WHERE slug = $1',
+      [slug],
+    );
+    const [inDeployment] = await queryDb<{ n: number }>(
+      workerDatabaseUrl(),
+      'SELECT count(*)::int AS n FROM spaces WHERE slug = $1',
+      [slug],
+    );
+    expect([inNorth.n, inSouth.n, inDeployment.n]).toEqual([1, 1, 0]);
+
+    const seenNorth = await t.http.get(`${API}/spaces/${slug}`).set(bearer(aliceNorth));
+    expect(seenNorth.status).toBe(200);
+    expect(seenNorth.body.name).toBe('North space');
+    const seenSouth = await t.http.get(`${API}/spaces/${slug}`).set(bearer(bobSouth));
+    expect(seenSouth.body.name).toBe('South space');
+
+    // The product exists in north only: read there, 404 from south and from `default`.
+    const read = await t.http
+      .get(`${API}/catalog/spaces/${slug}/products/${product.id}`)
+      .set(bearer(aliceNorth));
+    expect(read.status).toBe(200);
+    expect(read.body.name).toBe('Orders (north)');
+    expectProblem(
+      await t.http.get(`${API}/catalog/spaces/${slug}/products/${product.id}`).set(bearer(bobSouth)),
+      404,
+    );
+    // Root on `default` sees neither space; on north, north's.
+    expectProblem(await t.http.get(`${API}/spaces/${slug}`).set(bearer(root)), 404);
+    const rootView = await t.http.get(`${API}/spaces/${slug}`).set(bearer(rootNorth));
+    expect(rootView.body.name).toBe('North space');
+  });
+
+  it('copies referenced accounts into the instance database, never their password hash', async () => {
+    const [copy] = await queryDb<{ email: string; password_hash: string | null }>(
+      urls.north,
+      'SELECT email, password_hash FROM users WHERE id = $1',
+      [alice.id],
+    );
+    expect(copy).toEqual({ email: alice.email, password_hash: null });
+    const [absent] = await queryDb<{ n: number }>(
+      urls.north,
+      'SELECT count(*)::int AS n FROM users WHERE id = $1',
+      [bob.id],
+    );
+    expect(absent.n).toBe(0);
+  });
+
+  it('routes API keys to their instance, and checks X-Instance-Id on instance work', async () => {
+    const key = await t.http
+      .post(`${API}/api-keys/me/api-keys`)
+      .set(bearer(aliceNorth))
+      .send({ name: 'north' });
+    expect(key.status).toBe(201);
+    const spaces = await t.http.get(`${API}/spaces`).set({ Authorization: `Bearer ${key.body.key}` });
+    expect(spaces.status).toBe(200);
+    expect(spaces.body.items.map((s: { name: string }) => s.name)).toEqual(['North space']);
+    expectProblem(
+      await t.http.get(`${API}/spaces`).set(bearer(aliceNorth)).set('X-Instance-Id', ids.south),
+      403,
+    );
+    expect(
+      (await t.http.get(`${API}/spaces`).set(bearer(aliceNorth)).set('X-Instance-Id', ids.north)).status,
+    ).toBe(200);
+  });
+
+  it('runs background work per instance: the outbox of each instance is dispatched in its database', async () => {
+    await t.app.get(OutboxDispatcher).drain();
+    const pending = await queryDb<{ n: number }>(
+      urls.north,
+      'SELECT count(*)::int AS n FROM outbox_events WHERE published_at IS NULL',
+    );
+    const published = await queryDb<{ n: number }>(
+      urls.north,
+      `SELECT count(*)::int AS n FROM outbox_events WHERE published_at IS NOT NULL AND type = 'space.created'`,
+    );
+    expect(pending[0].n).toBe(0);
+    expect(published[0].n).toBe(1);
+  });
+
+  it('answers 503 with Retry-After for an instance whose database is down while the others keep serving', async () => {
+    await setDatabaseReachable(dbName('south'), false);
+    try {
+      const down = await eventually(
+        () => t.http.get(`${API}/spaces`).set(bearer(bobSouth)),
+        (res) => res.status === 503,
+      );
+      expectProblem(down, 503);
+      expect(Number(down.headers['retry-after'])).toBeGreaterThan(0);
+      expect(down.body.code).toBe('instance_database_unavailable');
+
+      expect((await t.http.get(`${API}/spaces`).set(bearer(aliceNorth))).status).toBe(200);
+      expect((await t.http.get(`${API}/spaces`).set(bearer(root))).status).toBe(200);
+      // The control plane does not depend on the instance database.
+      expect((await t.http.get(`${API}/auth/me`).set(bearer(bobSouth))).status).toBe(200);
+      const listed = await t.http.get(`${ADMIN}/${ids.south}`).set(bearer(root));
+      expect(listed.body.status).toBe('unavailable');
+    } finally {
+      await setDatabaseReachable(dbName('south'), true);
+    }
+    const back = await eventually(
+      () => t.http.get(`${API}/spaces`).set(bearer(bobSouth)),
+      (res) => res.status === 200,
+    );
+    expect(back.status).toBe(200);
+    expect((await t.http.get(`${ADMIN}/${ids.south}`).set(bearer(root))).body.status).toBe('active');
+  });
+
+  it('leaves `default` on the deployment database', async () => {
+    const space = await createSpace(t.http, root);
+    const [row] = await queryDb<{ n: number }>(
+      workerDatabaseUrl(),
+      'SELECT count(*)::int AS n FROM spaces WHERE id = $1',
+      [space.id],
+    );
+    expect(row.n).toBe(1);
+    const mine = await t.http.get(`${API}/auth/instances`).set(bearer(root));
+    expect(mine.body.items[0].id).toBe(DEFAULT_INSTANCE_ID);
+  });
+});
