@@ -197,6 +197,40 @@ describe('Instances: data routing', () => {
     expect(published[0].n).toBe(1);
   });
 
+  it('finds by meaning within the caller’s instance only (each instance has its own vectors)', async () => {
+    const northSpace = await createSpace(t.http, aliceNorth, {
+      slug: `meaning-${worker}`,
+      name: 'North meaning',
+    });
+    const southSpace = await createSpace(t.http, bobSouth, {
+      slug: `meaning-${worker}`,
+      name: 'South meaning',
+    });
+    const inNorth = await createProduct(t.http, aliceNorth, northSpace, { name: 'Glacier ice core samples' });
+    const inSouth = await createProduct(t.http, bobSouth, southSpace, { name: 'Glacier ice core samples' });
+    const semantic = (user: { token: string }) =>
+      t.http
+        .post(`${API}/search`)
+        .set(bearer(user))
+        .send({ query: 'glacier ice core samples', mode: 'semantic', limit: 5 });
+    // The vectors are written by each instance's own background work.
+    const found = async (user: { token: string }) =>
+      ((await semantic(user)).body.items ?? []).map((item: { id: string }) => item.id) as string[];
+    const north = await eventually(
+      () => found(aliceNorth),
+      (ids) => ids[0] === inNorth.id,
+    );
+    expect(north[0]).toBe(inNorth.id);
+    expect(north).not.toContain(inSouth.id);
+    const south = await eventually(
+      () => found(bobSouth),
+      (ids) => ids[0] === inSouth.id,
+    );
+    expect(south[0]).toBe(inSouth.id);
+    expect(south).not.toContain(inNorth.id);
+    expect(await found(root)).not.toEqual(expect.arrayContaining([inNorth.id]));
+  });
+
   it('answers 503 with Retry-After for an instance whose database is down while the others keep serving', async () => {
     await setDatabaseReachable(dbName('south'), false);
     try {

@@ -217,7 +217,12 @@ export class JobRunner implements OnApplicationBootstrap, BeforeApplicationShutd
     for (;;) {
       const claimed = await this.claim();
       for (const job of claimed) {
-        const run = this.execute(job).finally(() => this.inFlight.delete(run));
+        // Recording the outcome can fail too (the database went away): the lease then lapses and the job runs again.
+        const run = this.execute(job)
+          .catch((error: unknown) =>
+            this.logger.warn(`Job ${job.name} ${job.id} left unrecorded: ${String(error)}`),
+          )
+          .finally(() => this.inFlight.delete(run));
         this.inFlight.add(run);
       }
       if (claimed.length < BATCH || this.stopped) return;
