@@ -1,6 +1,5 @@
-import { Client } from 'pg';
 import { startApp, TestApp, workerDatabaseUrl } from '../support/app';
-import { databaseUrl, dropDatabase, withServer, workerDatabase } from '../support/database';
+import { databaseUrl, dropDatabase, queryDb, withServer, workerDatabase } from '../support/database';
 import { bearer, rootUser, TestUser } from '../support/factories';
 import { expectProblem } from '../support/problem';
 
@@ -10,16 +9,6 @@ const ADMIN = `${API}/admin/instances`;
 const CONFIG = `${API}/admin/embedding-config/`;
 const worker = process.env.JEST_WORKER_ID ?? '1';
 const dbName = `${workerDatabase(worker)}_cfg`;
-
-async function queryDb<T>(url: string, sql: string, params: unknown[] = []): Promise<T[]> {
-  const client = new Client({ connectionString: url });
-  await client.connect();
-  try {
-    return (await client.query(sql, params)).rows as T[];
-  } finally {
-    await client.end();
-  }
-}
 
 describe('Instances: instance-scoped embedding configuration', () => {
   let t: TestApp;

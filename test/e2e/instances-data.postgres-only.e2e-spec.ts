@@ -1,8 +1,7 @@
-import { Client } from 'pg';
 import { DEFAULT_INSTANCE_ID } from '../../src/database/instance-ids';
 import { OutboxDispatcher } from '../../src/platform/outbox/outbox.dispatcher';
 import { startApp, TestApp, workerDatabaseUrl } from '../support/app';
-import { databaseUrl, dropDatabase, withServer, workerDatabase } from '../support/database';
+import { dropDatabase, freshDatabase, queryDb, withServer, workerDatabase } from '../support/database';
 import { bearer, createProduct, createSpace, createUser, rootUser, TestUser } from '../support/factories';
 import { expectProblem } from '../support/problem';
 
@@ -11,24 +10,6 @@ const API = '/api/v1.0';
 const ADMIN = `${API}/admin/instances`;
 const worker = process.env.JEST_WORKER_ID ?? '1';
 const dbName = (label: string) => `${workerDatabase(worker)}_data_${label}`;
-
-async function freshDatabase(name: string): Promise<string> {
-  await withServer(async (client) => {
-    await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-    await client.query(`CREATE DATABASE ${name}`);
-  });
-  return databaseUrl(name);
-}
-
-async function queryDb<T>(url: string, sql: string, params: unknown[] = []): Promise<T[]> {
-  const client = new Client({ connectionString: url });
-  await client.connect();
-  try {
-    return (await client.query(sql, params)).rows as T[];
-  } finally {
-    await client.end();
-  }
-}
 
 /** Takes one database of the shared server down (and back) without touching the others. */
 async function setDatabaseReachable(name: string, reachable: boolean): Promise<void> {

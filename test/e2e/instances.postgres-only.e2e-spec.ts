@@ -1,7 +1,13 @@
-import { Client } from 'pg';
 import { DEFAULT_INSTANCE_ID } from '../../src/database/instance-ids';
 import { startApp, TestApp } from '../support/app';
-import { databaseUrl, dropDatabase, withServer, workerDatabase } from '../support/database';
+import {
+  databaseUrl,
+  dropDatabase,
+  freshDatabase,
+  queryDb,
+  withServer,
+  workerDatabase,
+} from '../support/database';
 import { bearer, claimsOf, createUser, login, rootUser, TestUser } from '../support/factories';
 import { expectProblem } from '../support/problem';
 
@@ -10,24 +16,6 @@ const API = '/api/v1.0';
 const ADMIN = `${API}/admin/instances`;
 const worker = process.env.JEST_WORKER_ID ?? '1';
 const instanceDb = (label: string) => `${workerDatabase(worker)}_ins_${label}`;
-
-async function freshDatabase(name: string): Promise<string> {
-  await withServer(async (client) => {
-    await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-    await client.query(`CREATE DATABASE ${name}`);
-  });
-  return databaseUrl(name);
-}
-
-async function queryDb<T>(url: string, sql: string, params: unknown[] = []): Promise<T[]> {
-  const client = new Client({ connectionString: url });
-  await client.connect();
-  try {
-    return (await client.query(sql, params)).rows as T[];
-  } finally {
-    await client.end();
-  }
-}
 
 describe('Instances: control plane over several databases', () => {
   let t: TestApp;

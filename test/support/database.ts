@@ -41,3 +41,23 @@ export async function dropDatabase(name: string): Promise<void> {
 /** Seeded superadmin present in every e2e database. */
 export const ROOT_EMAIL = 'root@verity.test';
 export const ROOT_PASSWORD = 'root-password-1';
+
+/** An empty database of this name (dropped first if it exists), answering its URL. */
+export async function freshDatabase(name: string): Promise<string> {
+  await withServer(async (client) => {
+    await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    await client.query(`CREATE DATABASE ${name}`);
+  });
+  return databaseUrl(name);
+}
+
+/** One query on a database of its own connection (an instance's, from outside the app). */
+export async function queryDb<T>(url: string, sql: string, params: unknown[] = []): Promise<T[]> {
+  const client = new Client({ connectionString: url });
+  await client.connect();
+  try {
+    return (await client.query(sql, params)).rows as T[];
+  } finally {
+    await client.end();
+  }
+}
