@@ -1,13 +1,6 @@
 import { DEFAULT_INSTANCE_ID } from '../../src/database/instance-ids';
 import { startApp, TestApp } from '../support/app';
-import {
-  databaseUrl,
-  dropDatabase,
-  freshDatabase,
-  queryDb,
-  withServer,
-  workerDatabase,
-} from '../support/database';
+import { databaseUrl, dropDatabase, freshDatabase, queryDb, workerDatabase } from '../support/database';
 import { bearer, claimsOf, createUser, login, rootUser, TestUser } from '../support/factories';
 import { expectProblem } from '../support/problem';
 
