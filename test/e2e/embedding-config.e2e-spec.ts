@@ -388,7 +388,8 @@ describe('embedding configuration over HTTP (local provider server through TRUST
       await settle();
       expect((await admin.get('/reindex-status')).body).toMatchObject({ state: 'succeeded', done: total });
       expect(provider.requests).toHaveLength(0);
-    });
+      // Two whole reindexes: HNSW inserts run in WASM on the embedded database.
+    }, 120_000);
 
     it('reindexes published standards pages only', async () => {
       await configure({ provider: 'local', dimensions: 48 });
