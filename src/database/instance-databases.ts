@@ -180,6 +180,8 @@ export class InstanceDatabases implements OnApplicationShutdown {
   }
 
   async onApplicationShutdown(): Promise<void> {
+    // A background open still in flight would leave its pool behind.
+    await Promise.allSettled([...this.opening.values()]);
     for (const id of [...this.pools.keys()]) await this.forget(id);
   }
 
