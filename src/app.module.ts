@@ -1,5 +1,5 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR } from '@nestjs/core';
+import { APP_FILTER, APP_GUARD } from '@nestjs/core';
 import { AuthenticationGuard } from './common/auth/authentication.guard';
 import { RequireAuthGuard } from './common/auth/require-auth.guard';
 import { ProblemDetailsFilter } from './common/errors/problem-details.filter';
@@ -21,7 +21,6 @@ import { EmbeddingsModule } from './modules/embeddings/embeddings.module';
 import { ConnectorsModule } from './modules/connectors/connectors.module';
 import { HealthModule } from './modules/health/health.module';
 import { InstanceScopeGuard } from './modules/instances/instance-scope.guard';
-import { InstanceUnavailableInterceptor } from './modules/instances/instance-unavailable.interceptor';
 import { InstancesModule } from './modules/instances/instances.module';
 import { LearningIntegrationModule } from './modules/learning-integration/learning-integration.module';
 import { MetadataConfigModule } from './modules/metadata-config/metadata-config.module';
@@ -126,7 +125,6 @@ export class AppModule {
         { provide: APP_GUARD, useClass: RateLimitGuard },
         { provide: APP_GUARD, useClass: RequireAuthGuard },
         { provide: APP_GUARD, useClass: InstanceScopeGuard },
-        { provide: APP_INTERCEPTOR, useClass: InstanceUnavailableInterceptor },
       ],
     };
   }

@@ -1,7 +1,8 @@
 import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, QueryFailedError } from 'typeorm';
+import { DataSource } from 'typeorm';
 import { DomainError } from '../common/errors/domain-error';
+import { isConnectionFailure } from '../common/errors/postgres-error.mapper';
 import { APP_CONFIG, AppConfig } from '../config/app.config';
 import { dataSourceOptions } from './data-source-options';
 import { DEFAULT_INSTANCE_ID } from './instance-ids';
@@ -25,32 +26,17 @@ export class InstanceUnavailable extends DomainError {
   }
 }
 
-// Refused or lost connections, and PostgreSQL's shutdown and connection-failure classes (57P0x, 08xxx).
-const CONNECTION_CODES = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'EPIPE',
-  'ETIMEDOUT',
-  '57P01',
-  '57P02',
-  '57P03',
-]);
-const CONNECTION_MESSAGE =
-  /Connection terminated|timeout exceeded when trying to connect|connect ECONNREFUSED|not currently accepting connections/i;
-
-/** The error says the database could not be reached (not that a statement was wrong). */
-export function isConnectionFailure(error: unknown): boolean {
-  const cause = error instanceof QueryFailedError ? (error.driverError as unknown) : error;
-  if (!(cause instanceof Error)) return false;
-  const code = (cause as { code?: unknown }).code;
-  if (typeof code === 'string' && (CONNECTION_CODES.has(code) || code.startsWith('08'))) return true;
-  return CONNECTION_MESSAGE.test(cause.message);
-}
-
 export type InstanceHealth = 'active' | 'unavailable';
 
-/** Answers an instance's database URL (unsealed), or null for an unknown instance. */
-export type InstanceLocator = (instanceId: string) => Promise<string | null>;
+/** What the database layer asks the instance registry (the instances module keeps it, and the sealed URLs). */
+export interface InstanceRegistry {
+  /** The instance's database URL (unsealed), or null when it has none that can be used. */
+  databaseUrl(instanceId: string): Promise<string | null>;
+  exists(instanceId: string): Promise<boolean>;
+}
+
+// Background passes open at most this many known-but-closed pools at a time, each in the background.
+const MAX_BACKGROUND_OPENS = 2;
 
 interface InstancePool {
   url: string;
@@ -70,7 +56,9 @@ export class InstanceDatabases implements OnApplicationShutdown {
   private readonly logger = new Logger(InstanceDatabases.name);
   private readonly pools = new Map<string, InstancePool>();
   private readonly opening = new Map<string, Promise<DataSource>>();
-  private locator: InstanceLocator | null = null;
+  // Databases brought to the current schema by this process: a pool's first open migrates the others.
+  private readonly migrated = new Set<string>();
+  private registry: InstanceRegistry | null = null;
 
   private readonly deployment: DataSource;
 
@@ -81,9 +69,14 @@ export class InstanceDatabases implements OnApplicationShutdown {
     this.deployment = deploymentDataSource(routing);
   }
 
-  /** The instances module tells where each instance's database is (it keeps the sealed URLs). */
-  setLocator(locator: InstanceLocator): void {
-    this.locator = locator;
+  setRegistry(registry: InstanceRegistry): void {
+    this.registry = registry;
+  }
+
+  /** Whether the registry holds the instance (an `X-Instance-Id` naming another instance is 403, an unknown one 404). */
+  async exists(instanceId: string): Promise<boolean> {
+    if (instanceId === DEFAULT_INSTANCE_ID) return true;
+    return (await this.registry?.exists(instanceId)) ?? false;
   }
 
   get deploymentDataSource(): DataSource {
@@ -120,9 +113,22 @@ export class InstanceDatabases implements OnApplicationShutdown {
     pool.retryAt = Date.now() + INSTANCE_RETRY_SECONDS * 1000;
   }
 
-  /** Brings a database to the current schema (a new instance's, or each one at start). */
+  /**
+   * The 503 to answer when `error` says the instance's database cannot be
+   * reached, which also makes the instance refuse work for a while; null for
+   * any other error, and on `default` (the deployment's own database).
+   */
+  unavailable(instanceId: string, error: unknown): InstanceUnavailable | null {
+    if (instanceId === DEFAULT_INSTANCE_ID || !isConnectionFailure(error)) return null;
+    this.markUnavailable(instanceId, error);
+    return new InstanceUnavailable(instanceId);
+  }
+
+  /** Brings a database to the current schema (a new instance's, or an instance's on its pool's first open). */
   async migrate(url: string): Promise<number> {
-    return migrateDatabase(url, { embedded: false });
+    const applied = await migrateDatabase(url, { embedded: false });
+    this.migrated.add(url);
+    return applied;
   }
 
   /** Closes an instance's pool (its URL changed, or it was deleted); the next use opens a new one. */
@@ -135,8 +141,10 @@ export class InstanceDatabases implements OnApplicationShutdown {
   /**
    * Runs background work (outbox, jobs, mail) once per instance, each run in
    * that instance's scope: `default`, then every instance whose pool is open
-   * and available (all of them once migrated at start). One instance's
-   * failure is logged and does not stop the others.
+   * and available. A known pool that is not open (its database was down at
+   * start) is opened in the background once its back-off is over, and joins
+   * the next pass. One instance's failure is logged and does not stop the
+   * others.
    */
   async eachInstance(
     work: () => Promise<unknown>,
@@ -144,7 +152,14 @@ export class InstanceDatabases implements OnApplicationShutdown {
   ): Promise<void> {
     await InstanceContext.run({ instanceId: DEFAULT_INSTANCE_ID, dataSource: null }, work);
     for (const [instanceId, pool] of [...this.pools]) {
-      if (!pool.dataSource?.isInitialized || pool.retryAt > Date.now()) continue;
+      if (pool.retryAt > Date.now()) continue;
+      if (!pool.dataSource?.isInitialized) {
+        // Not awaited: a database that does not answer must not hold up the others' work.
+        if (!this.opening.has(instanceId) && this.opening.size < MAX_BACKGROUND_OPENS) {
+          void this.warm(instanceId);
+        }
+        continue;
+      }
       const dataSource = pool.dataSource;
       try {
         await InstanceContext.run({ instanceId, dataSource }, work);
@@ -155,7 +170,7 @@ export class InstanceDatabases implements OnApplicationShutdown {
     }
   }
 
-  /** Opens the instance's pool now, without failing: at start, and for background work. */
+  /** Opens the instance's pool now, without failing: at start, on creation, and for background work. */
   async warm(instanceId: string): Promise<void> {
     try {
       await this.dataSource(instanceId);
@@ -165,6 +180,8 @@ export class InstanceDatabases implements OnApplicationShutdown {
   }
 
   async onApplicationShutdown(): Promise<void> {
+    // A background open still in flight would leave its pool behind.
+    await Promise.allSettled([...this.opening.values()]);
     for (const id of [...this.pools.keys()]) await this.forget(id);
   }
 
@@ -175,6 +192,11 @@ export class InstanceDatabases implements OnApplicationShutdown {
     this.pools.set(instanceId, pool);
     try {
       if (!pool.dataSource?.isInitialized) {
+        // The first open in this process brings the database to the current schema (it may have been down at start).
+        if (!this.migrated.has(url)) {
+          const applied = await this.migrate(url);
+          if (applied) this.logger.log(`Instance ${instanceId}: applied ${applied} migrations`);
+        }
         pool.dataSource = new DataSource(
           dataSourceOptions({ url, poolSize: this.config.instanceDatabasePoolSize }),
         );
@@ -196,7 +218,7 @@ export class InstanceDatabases implements OnApplicationShutdown {
   }
 
   private async locate(instanceId: string): Promise<string> {
-    const url = this.locator ? await this.locator(instanceId) : null;
+    const url = this.registry ? await this.registry.databaseUrl(instanceId) : null;
     if (!url) throw new InstanceUnavailable(instanceId);
     return url;
   }

@@ -1,7 +1,7 @@
 import type { DataSource } from 'typeorm';
 import { QueryFailedError } from 'typeorm';
 import { InstanceContext } from './instance-context';
-import { isConnectionFailure } from './instance-databases';
+import { isConnectionFailure } from '../common/errors/postgres-error.mapper';
 import { ControlPlaneEntity, deploymentDataSource, routingDataSource } from './routing-data-source';
 
 @ControlPlaneEntity()
@@ -86,6 +86,8 @@ describe('isConnectionFailure', () => {
     expect(
       isConnectionFailure(new QueryFailedError('SELECT 1', [], withCode('connection failure', '08006'))),
     ).toBe(true);
+    expect(isConnectionFailure(withCode('sorry, too many clients already', '53300'))).toBe(true);
+    expect(isConnectionFailure(withCode('database "gone" does not exist', '3D000'))).toBe(true);
   });
 
   it('leaves statement errors alone', () => {

@@ -1,3 +1,4 @@
+import { DEFAULT_INSTANCE_ID } from '../../src/database/instance-ids';
 import { startApp, TestApp, workerDatabaseUrl } from '../support/app';
 import { databaseUrl, dropDatabase, queryDb, withServer, workerDatabase } from '../support/database';
 import { bearer, rootUser, TestUser } from '../support/factories';
@@ -101,11 +102,16 @@ describe('Instances: instance-scoped embedding configuration', () => {
     });
     expect((await t.http.get(CONFIG).set(bearer(root))).body.dimensions).toBe(128);
 
-    // X-Instance-Id only confirms the token's instance.
-    expectProblem(
-      await t.http.get(CONFIG).set(bearer(onInstance)).set('X-Instance-Id', crypto.randomUUID()),
-      403,
-    );
+    // X-Instance-Id only confirms the token's instance: another instance is 403, an unknown one 404.
+    const other = await t.http.get(CONFIG).set(bearer(onInstance)).set('X-Instance-Id', DEFAULT_INSTANCE_ID);
+    expectProblem(other, 403);
+    expect(other.body.code).toBe('instance_mismatch');
+    const unknown = await t.http
+      .get(CONFIG)
+      .set(bearer(onInstance))
+      .set('X-Instance-Id', crypto.randomUUID());
+    expectProblem(unknown, 404);
+    expect(unknown.body.resource).toBe('instance');
 
     expect((await t.http.delete(CONFIG).set(bearer(onInstance))).status).toBe(204);
     const fallback = await t.http.get(CONFIG).set(bearer(onInstance));

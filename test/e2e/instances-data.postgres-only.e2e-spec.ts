@@ -1,4 +1,8 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { DEFAULT_INSTANCE_ID } from '../../src/database/instance-ids';
+import { JobRunner } from '../../src/platform/jobs/job-runner.service';
 import { OutboxDispatcher } from '../../src/platform/outbox/outbox.dispatcher';
 import { startApp, TestApp, workerDatabaseUrl } from '../support/app';
 import { dropDatabase, freshDatabase, queryDb, withServer, workerDatabase } from '../support/database';
@@ -20,6 +24,15 @@ async function setDatabaseReachable(name: string, reachable: boolean): Promise<v
         'SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()',
         [name],
       );
+      // Until the backends are gone, so the app's next query meets a stopped database.
+      for (;;) {
+        const { rows } = await client.query<{ n: number }>(
+          'SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1',
+          [name],
+        );
+        if (rows[0].n === 0) break;
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
     }
   });
 }
@@ -38,6 +51,8 @@ async function eventually<T>(
 }
 
 describe('Instances: data routing', () => {
+  // Kept across the restart below: the JWT secret and the key sealing database URLs live there.
+  const dataDir = mkdtempSync(join(tmpdir(), 'verity-e2e-'));
   let t: TestApp;
   let root: TestUser;
   let alice: TestUser;
@@ -48,6 +63,7 @@ describe('Instances: data routing', () => {
   let aliceNorth: { token: string };
   let bobSouth: { token: string };
   let rootNorth: { token: string };
+  let lateId = '';
 
   async function switchTo(user: { token: string }, instance: string): Promise<{ token: string }> {
     const res = await t.http.post(`${API}/auth/switch-instance`).set(bearer(user)).send({ instance });
@@ -56,7 +72,7 @@ describe('Instances: data routing', () => {
   }
 
   beforeAll(async () => {
-    t = await startApp();
+    t = await startApp({ env: { DATA_DIR: dataDir } });
     root = await rootUser(t.http);
     alice = await createUser(t.http, { first_name: 'Alice' });
     bob = await createUser(t.http, { first_name: 'Bob' });
@@ -77,9 +93,11 @@ describe('Instances: data routing', () => {
     rootNorth = await switchTo(root, ids.north);
   });
   afterAll(async () => {
-    for (const id of Object.values(ids)) await t.http.delete(`${ADMIN}/${id}?force=true`).set(bearer(root));
+    for (const id of [...Object.values(ids), lateId].filter(Boolean)) {
+      await t.http.delete(`${ADMIN}/${id}?force=true`).set(bearer(root));
+    }
     await t.close();
-    for (const label of ['north', 'south']) {
+    for (const label of ['north', 'south', 'late']) {
       await setDatabaseReachable(dbName(label), true).catch(() => undefined);
       await dropDatabase(dbName(label));
     }
@@ -212,18 +230,55 @@ describe('Instances: data routing', () => {
     expect(await found(root)).not.toEqual(expect.arrayContaining([inNorth.id]));
   });
 
+  it('keeps each instance’s AI usage report to its own rollups', async () => {
+    const rootSouth = await switchTo(root, ids.south);
+    for (const label of ['north', 'south'] as const) {
+      // Yesterday's rollups: the report keeps past days cached, so they must be cached per instance.
+      await queryDb(
+        urls[label],
+        `INSERT INTO ai_usage_daily (day, feature, provider, model, calls)
+         VALUES ((now() AT TIME ZONE 'UTC')::date - 1, 'usage-test', 'openai', $1, 2)`,
+        [`${label}-model`],
+      );
+    }
+    const models = async (user: { token: string }) => {
+      const res = await t.http.get(`${API}/admin/ai-logs/usage?days=7`).set(bearer(user));
+      expect(res.status).toBe(200);
+      return res.body.items.map((item: { model: string }) => item.model) as string[];
+    };
+    expect(await models(rootNorth)).toEqual(['north-model']);
+    expect(await models(rootSouth)).toEqual(['south-model']);
+    expect(await models(root)).not.toEqual(expect.arrayContaining(['north-model']));
+  });
+
   it('answers 503 with Retry-After for an instance whose database is down while the others keep serving', async () => {
+    const slug = `shared-${worker}`;
     await setDatabaseReachable(dbName('south'), false);
     try {
+      // First use after the stop is a space guard's query (GET /spaces/{slug}): never a 500 on the way to the 503.
+      const seen: number[] = [];
       const down = await eventually(
-        () => t.http.get(`${API}/spaces`).set(bearer(bobSouth)),
-        (res) => res.status === 503,
+        async () => {
+          const res = await t.http.get(`${API}/spaces/${slug}`).set(bearer(bobSouth));
+          seen.push(res.status);
+          return res;
+        },
+        (res) => res.status !== 200,
       );
+      expect(seen.filter((status) => status !== 200)).toEqual([503]);
       expectProblem(down, 503);
-      expect(Number(down.headers['retry-after'])).toBeGreaterThan(0);
+      expect(down.headers['retry-after']).toBe('5');
       expect(down.body.code).toBe('instance_database_unavailable');
+      for (const path of [`/spaces`, `/spaces/${slug}`, `/catalog/spaces/${slug}/products`]) {
+        const res = await t.http.get(`${API}${path}`).set(bearer(bobSouth));
+        expectProblem(res, 503);
+        expect(res.headers['retry-after']).toBe('5');
+      }
 
-      expect((await t.http.get(`${API}/spaces`).set(bearer(aliceNorth))).status).toBe(200);
+      expect((await t.http.get(`${API}/spaces/${slug}`).set(bearer(aliceNorth))).status).toBe(200);
+      expect(
+        (await t.http.get(`${API}/catalog/spaces/${slug}/products`).set(bearer(aliceNorth))).status,
+      ).toBe(200);
       expect((await t.http.get(`${API}/spaces`).set(bearer(root))).status).toBe(200);
       // The control plane does not depend on the instance database.
       expect((await t.http.get(`${API}/auth/me`).set(bearer(bobSouth))).status).toBe(200);
@@ -250,5 +305,61 @@ describe('Instances: data routing', () => {
     expect(row.n).toBe(1);
     const mine = await t.http.get(`${API}/auth/instances`).set(bearer(root));
     expect(mine.body.items[0].id).toBe(DEFAULT_INSTANCE_ID);
+  });
+
+  it('opens a new instance at once, and migrates one that was down at start when it is back', async () => {
+    const lateDb = dbName('late');
+    const lateUrl = await freshDatabase(lateDb);
+    const created = await t.http
+      .post(ADMIN)
+      .set(bearer(root))
+      .send({ slug: `late-${worker}`, name: 'late', database_url: lateUrl });
+    expect(created.status).toBe(201);
+    lateId = created.body.id;
+    // Open from its creation: background work (the job schedules) reaches it before any request.
+    await t.app.get(JobRunner).drain();
+    const [scheduled] = await queryDb<{ n: number }>(lateUrl, 'SELECT count(*)::int AS n FROM job_schedules');
+    expect(scheduled.n).toBeGreaterThan(0);
+    const rootLate = await switchTo(root, lateId);
+    const migrations = async (url: string) =>
+      (await queryDb<{ n: number }>(url, 'SELECT count(*)::int AS n FROM schema_migrations'))[0].n;
+    const expected = await migrations(workerDatabaseUrl());
+
+    // Restart with its database empty and unreachable: nothing can migrate it at start.
+    await t.close();
+    await freshDatabase(lateDb);
+    await setDatabaseReachable(lateDb, false);
+    t = await startApp({ env: { DATA_DIR: dataDir } });
+    expect((await t.http.get(`${ADMIN}/${lateId}`).set(bearer(root))).body.status).toBe('unavailable');
+    expectProblem(await t.http.get(`${API}/spaces`).set(bearer(rootLate)), 503);
+
+    await setDatabaseReachable(lateDb, true);
+    // No request: background work opens the pool after its back-off, which migrates the database.
+    const applied = await eventually(
+      async () => {
+        await t.app.get(OutboxDispatcher).drain();
+        return migrations(lateUrl).catch(() => 0);
+      },
+      (n) => n === expected,
+    );
+    expect(applied).toBe(expected);
+    const space = await createSpace(t.http, rootLate, { slug: `late-${worker}`, name: 'Late space' });
+    const [stored] = await queryDb<{ n: number }>(
+      lateUrl,
+      'SELECT count(*)::int AS n FROM spaces WHERE id = $1',
+      [space.id],
+    );
+    expect(stored.n).toBe(1);
+
+    // After the restart no account copy is fresh: the instance guard's copy meets the stopped database.
+    await setDatabaseReachable(dbName('south'), false);
+    try {
+      const res = await t.http.get(`${API}/spaces`).set(bearer(bobSouth));
+      expectProblem(res, 503);
+      expect(res.headers['retry-after']).toBe('5');
+      expect(res.body.code).toBe('instance_database_unavailable');
+    } finally {
+      await setDatabaseReachable(dbName('south'), true);
+    }
   });
 });

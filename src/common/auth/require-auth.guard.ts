@@ -1,7 +1,9 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { Request } from 'express';
-import { Forbidden, Unauthorized } from '../errors/domain-error';
+import { InstanceDatabases } from '../../database/instance-databases';
+import { Forbidden, NotFound, Unauthorized } from '../errors/domain-error';
+import { isUuid } from '../validation/field.decorators';
 import { ACCESS_POLICY, AccessPolicy } from './access-policy';
 
 /** `X-Instance-Id`, when sent, only confirms the credential's instance (decisions section 13). */
@@ -16,13 +18,17 @@ export class InstanceMismatch extends Forbidden {
 /**
  * Last global guard: every route needs a caller unless it is marked
  * @Public(). Closed by default. A caller whose `X-Instance-Id` names another
- * instance than their credential's is refused (403), whatever the route.
+ * instance than their credential's is refused (403), whatever the route,
+ * and one naming no instance at all gets 404.
  */
 @Injectable()
 export class RequireAuthGuard implements CanActivate {
-  constructor(private readonly reflector: Reflector) {}
+  constructor(
+    private readonly reflector: Reflector,
+    private readonly databases: InstanceDatabases,
+  ) {}
 
-  canActivate(context: ExecutionContext): boolean {
+  async canActivate(context: ExecutionContext): Promise<boolean> {
     const policy = this.reflector.getAllAndOverride<AccessPolicy | undefined>(ACCESS_POLICY, [
       context.getHandler(),
       context.getClass(),
@@ -30,8 +36,13 @@ export class RequireAuthGuard implements CanActivate {
     const request = context.switchToHttp().getRequest<Request>();
     const instanceHeader = request.headers[INSTANCE_HEADER];
     if (request.actor && instanceHeader !== undefined) {
-      if (String(instanceHeader).trim().toLowerCase() !== request.actor.instanceId)
+      const named = String(instanceHeader).trim().toLowerCase();
+      // The registry is asked only on a mismatch, so a matching header costs nothing.
+      if (named !== request.actor.instanceId) {
+        if (!isUuid(named)) throw new NotFound('instance');
+        if (!(await this.databases.exists(named))) throw new NotFound('instance', named);
         throw new InstanceMismatch();
+      }
     }
     // SCIM routes authenticate with SCIM tokens in their own guard.
     if (policy?.kind === 'public' || policy?.kind === 'scim') return true;

@@ -43,3 +43,28 @@ export function mapPostgresError(error: unknown): DomainError | null {
       return null;
   }
 }
+
+// Refused or lost connections, and PostgreSQL's connection-failure (08xxx) and shutdown (57P0x)
+// classes, too many connections (53300) and a database that does not exist (3D000).
+const CONNECTION_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'ETIMEDOUT',
+  '57P01',
+  '57P02',
+  '57P03',
+  '53300',
+  '3D000',
+]);
+const CONNECTION_MESSAGE =
+  /Connection terminated|timeout exceeded when trying to connect|connect ECONNREFUSED|not currently accepting connections/i;
+
+/** The error says the database could not be reached (not that a statement was wrong). */
+export function isConnectionFailure(error: unknown): boolean {
+  const cause = error instanceof QueryFailedError ? (error.driverError as unknown) : error;
+  if (!(cause instanceof Error)) return false;
+  const code = (cause as { code?: unknown }).code;
+  if (typeof code === 'string' && (CONNECTION_CODES.has(code) || code.startsWith('08'))) return true;
+  return CONNECTION_MESSAGE.test(cause.message);
+}

@@ -1,9 +1,12 @@
 import { ArgumentsHost, BadRequestException, Logger, NotFoundException } from '@nestjs/common';
-import { QueryFailedError } from 'typeorm';
+import { DataSource, QueryFailedError } from 'typeorm';
+import type { AppConfig } from '../../config/app.config';
+import { InstanceContext } from '../../database/instance-context';
+import { InstanceDatabases } from '../../database/instance-databases';
 import { Conflict, TooManyRequests, ValidationFailed } from './domain-error';
 import { ProblemDetailsFilter } from './problem-details.filter';
 
-function run(exception: unknown) {
+function run(exception: unknown, filter = new ProblemDetailsFilter()) {
   const headers: Record<string, string> = {};
   let status = 0;
   let body = '';
@@ -34,7 +37,7 @@ function run(exception: unknown) {
   const host = {
     switchToHttp: () => ({ getRequest: () => request, getResponse: () => response }),
   } as unknown as ArgumentsHost;
-  new ProblemDetailsFilter().catch(exception, host);
+  filter.catch(exception, host);
   return { status, headers, contentType, body: JSON.parse(body) as Record<string, unknown> };
 }
 
@@ -108,5 +111,33 @@ describe('ProblemDetailsFilter', () => {
       expect.stringContaining('hunter2'),
     );
     logged.mockRestore();
+  });
+
+  it("answers a lost connection to the request's instance database with that instance's 503, wherever it was thrown", () => {
+    const databases = new InstanceDatabases({} as DataSource, {} as AppConfig);
+    const marked = jest.spyOn(databases, 'markUnavailable');
+    const filter = new ProblemDetailsFilter(databases);
+    const lost = Object.assign(new Error('terminating connection due to administrator command'), {
+      code: '57P01',
+    });
+    const onInstance = (work: () => ReturnType<typeof run>) =>
+      InstanceContext.run({ instanceId: 'north', dataSource: null }, work);
+
+    const out = onInstance(() => run(new QueryFailedError('SELECT 1', [], lost), filter));
+    expect(out.status).toBe(503);
+    expect(out.headers['Retry-After']).toBe('5');
+    expect(out.body).toEqual(
+      expect.objectContaining({ code: 'instance_database_unavailable', instance_id: 'north' }),
+    );
+    expect(marked).toHaveBeenCalledWith('north', expect.any(QueryFailedError));
+
+    // A statement error on the instance, or a lost connection to the deployment's own database, is not.
+    expect(onInstance(() => run(queryFailed('23505', 'Key (slug)=(a) already exists.'), filter)).status).toBe(
+      409,
+    );
+    const logged = jest.spyOn(Logger.prototype, 'error').mockImplementation(() => undefined);
+    expect(run(lost, filter).status).toBe(500);
+    logged.mockRestore();
+    expect(marked).toHaveBeenCalledTimes(1);
   });
 });

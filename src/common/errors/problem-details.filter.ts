@@ -1,5 +1,15 @@
-import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus, Logger } from '@nestjs/common';
+import {
+  ArgumentsHost,
+  Catch,
+  ExceptionFilter,
+  HttpException,
+  HttpStatus,
+  Logger,
+  Optional,
+} from '@nestjs/common';
 import type { Request, Response } from 'express';
+import { InstanceContext } from '../../database/instance-context';
+import { InstanceDatabases } from '../../database/instance-databases';
 import { DomainError, PROBLEM_TYPE_BASE } from './domain-error';
 import { mapPostgresError } from './postgres-error.mapper';
 
@@ -83,11 +93,16 @@ function slugOf(status: number): string {
 /**
  * The one place every error becomes an RFC 9457 problem-details response.
  * Unexpected errors are logged with the request id and answered with a
- * generic sentence: their cause never reaches the client.
+ * generic sentence: their cause never reaches the client. A lost
+ * connection to the request's instance database, wherever it surfaced
+ * (guards, interceptors, handlers), is that instance's 503.
  */
 @Catch()
 export class ProblemDetailsFilter implements ExceptionFilter {
   private readonly logger = new Logger('Errors');
+
+  // Optional: applications without a database (some tests) have no instances.
+  constructor(@Optional() private readonly databases?: InstanceDatabases) {}
 
   catch(exception: unknown, host: ArgumentsHost): void {
     const http = host.switchToHttp();
@@ -110,7 +125,11 @@ export class ProblemDetailsFilter implements ExceptionFilter {
     request: Request,
   ): { body: ProblemBody; headers: Record<string, string> } {
     const instance = request.originalUrl?.split('?')[0] ?? request.url;
-    const domain = exception instanceof DomainError ? exception : mapPostgresError(exception);
+    const domain =
+      exception instanceof DomainError
+        ? exception
+        : (this.databases?.unavailable(InstanceContext.instanceId(), exception) ??
+          mapPostgresError(exception));
     if (domain) {
       return {
         body: {

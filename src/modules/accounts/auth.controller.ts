@@ -247,10 +247,10 @@ export class AuthController {
     operationId: 'switchInstance',
     summary: 'Get tokens for another instance without signing in again',
     description:
-      'Cross-instance single sign-on: answers exactly like `POST /auth/token` (a new session on the named instance, with `ins` in the access token and a refresh token that keeps the instance, also set as the cookie). The current session stays valid. 404 for an unknown instance, 403 when you are not a member of it, and 403 for API keys, which belong to one instance.',
+      'Cross-instance single sign-on: answers exactly like `POST /auth/token` (a new session on the named instance, with `ins` in the access token and a refresh token that keeps the instance, also set as the cookie). The current session stays valid. 404 for an unknown instance, 403 when you are not a member of it, and 403 for API keys, which belong to one instance; 503 with Retry-After while its database is unavailable.',
   })
   @ApiOkResponse({ type: TokenResponse })
-  @ApiProblems(404, 422)
+  @ApiProblems(404, 422, 503)
   async switchInstance(
     @CurrentActor() actor: Actor,
     @Body() dto: SwitchInstanceDto,

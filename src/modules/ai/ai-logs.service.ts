@@ -3,6 +3,7 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
 import { NotFound } from '../../common/errors/domain-error';
 import { Page } from '../../common/http/page.dto';
+import { InstanceContext } from '../../database/instance-context';
 import { PreparedQueries } from '../../database/prepared-queries';
 import { AiGatewayService } from './ai-gateway.service';
 import {
@@ -124,16 +125,18 @@ export class AiLogsService {
   private earlierDays(since: string): Promise<EarlierDays> {
     const today = sinceDay(1);
     if (since >= today) return Promise.resolve(NO_EARLIER_DAYS);
-    const key = `${since}/${today}`;
+    // The rollups are read from the instance's own database: each instance has its own.
+    const key = `${InstanceContext.instanceId()}/${since}/${today}`;
+    const now = Date.now();
     const cached = this.earlierCache.get(key);
-    if (cached && cached.expires > Date.now()) return cached.days;
+    if (cached && cached.expires > now) return cached.days;
     const days = this.usageDays(since, today).then((rows) => ({
       count: rows.length,
       json: Buffer.from(rows.map((row) => JSON.stringify(row)).join(',')),
       totals: sumTotals(rows),
     }));
-    this.earlierCache.clear();
-    this.earlierCache.set(key, { days, expires: Date.now() + EARLIER_DAYS_TTL_MS });
+    for (const [stale, entry] of this.earlierCache) if (entry.expires <= now) this.earlierCache.delete(stale);
+    this.earlierCache.set(key, { days, expires: now + EARLIER_DAYS_TTL_MS });
     days.catch(() => this.earlierCache.delete(key));
     return days;
   }

@@ -9,7 +9,7 @@ import { BudgetsService } from './budgets.service';
 import { BudgetResponse, EntryPointParams, PutBudgetDto } from './dto/budgets.dto';
 
 const RULES =
-  'Budgets count tokens (input + output) and USD per UTC day and calendar month, for `global` (every call) and per feature. A call over a budget is refused before anything is sent: it is logged with status `budget_exceeded` and answers 429 with Retry-After at the reset.';
+  "Budgets count tokens (input + output) and USD per UTC day and calendar month, for `global` (every call) and per feature. A call over a budget is refused before anything is sent: it is logged with status `budget_exceeded` and answers 429 with Retry-After at the reset. Stored budgets, and the use they count, belong to the caller's instance (its database): an instance without one falls back to the AI_BUDGET_* variables, never to another instance's.";
 
 @ApiTags('AI administration')
 @Controller('admin/ai-budgets')

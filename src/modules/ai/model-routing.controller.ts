@@ -10,6 +10,9 @@ import {
 } from './dto/model-routing.dto';
 import { ModelRoutingService } from './model-routing.service';
 
+const PER_INSTANCE =
+  'Profiles and routes belong to one instance (its database) and are managed with a token of it; another instance, `default` included, never lends them.';
+
 @ApiTags('AI administration')
 @Controller('admin/ai-model-routing')
 export class ModelRoutingController {
@@ -17,7 +20,11 @@ export class ModelRoutingController {
 
   @Get('profiles')
   @SuperadminOnly()
-  @ApiOperation({ operationId: 'listAiModelProfiles', summary: 'List model profiles' })
+  @ApiOperation({
+    operationId: 'listAiModelProfiles',
+    summary: 'List model profiles',
+    description: `The profiles of the caller's instance. ${PER_INSTANCE}`,
+  })
   @ApiOkResponse({ type: ModelProfileResponse, isArray: true })
   listProfiles(): Promise<ModelProfileResponse[]> {
     return this.routing.listProfiles();
@@ -39,7 +46,11 @@ export class ModelRoutingController {
 
   @Get('routes')
   @SuperadminOnly()
-  @ApiOperation({ operationId: 'listAiModelRoutes', summary: 'List model routes' })
+  @ApiOperation({
+    operationId: 'listAiModelRoutes',
+    summary: 'List model routes',
+    description: `The routes of the caller's instance. ${PER_INSTANCE}`,
+  })
   @ApiOkResponse({ type: ModelRouteResponse, isArray: true })
   listRoutes(): Promise<ModelRouteResponse[]> {
     return this.routing.listRoutes();

@@ -25,7 +25,8 @@ export class PromptsController {
   @ApiOperation({
     operationId: 'listPrompts',
     summary: 'List prompt definitions',
-    description: 'Every prompt defined in code, with the version in use (0 = the code default).',
+    description:
+      "Every prompt defined in code, with the version in use (0 = the code default). Stored versions belong to the caller's instance (its database): an instance without one uses the code default, never another instance's version.",
   })
   @ApiOkResponse({ type: PromptSummaryResponse, isArray: true })
   list(): Promise<PromptSummaryResponse[]> {

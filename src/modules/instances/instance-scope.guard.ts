@@ -35,8 +35,8 @@ export class InstanceScopeGuard implements CanActivate {
     try {
       await this.copies.ensure(actor.instanceId, actor.userId, dataSource);
     } catch (error) {
-      this.databases.markUnavailable(actor.instanceId, error);
-      throw error;
+      // The scope is not narrowed yet, so the filter would not know the instance.
+      throw this.databases.unavailable(actor.instanceId, error) ?? error;
     }
     InstanceContext.narrow(actor.instanceId, dataSource);
     return true;

@@ -54,32 +54,24 @@ export class InstancesService implements OnModuleInit, OnApplicationBootstrap {
   ) {}
 
   onModuleInit(): void {
-    this.databases.setLocator((id) => this.databaseUrlOf(id));
+    this.databases.setRegistry({
+      databaseUrl: (id) => this.databaseUrlOf(id),
+      exists: (id) => this.instances.existsBy({ id }),
+    });
   }
 
   /**
-   * Every instance database is brought to the current schema at start and its
-   * pool opened (background work then runs there too). An unreachable one is
-   * logged and answers 503 until it is back; it does not stop the start.
+   * Every instance's pool is opened at start, which brings its database to
+   * the current schema (background work then runs there too). An unreachable
+   * one is logged and answers 503; its first successful open later (a
+   * request or background work) migrates it. It does not stop the start.
    */
   async onApplicationBootstrap(): Promise<void> {
     const others = await this.instances
       .createQueryBuilder('i')
       .where('i.id <> :defaultId', { defaultId: DEFAULT_INSTANCE_ID })
       .getMany();
-    for (const instance of others) {
-      try {
-        const url = await this.databaseUrlOf(instance.id);
-        if (!url) continue;
-        const applied = await this.databases.migrate(url);
-        if (applied) this.logger.log(`Instance ${instance.slug}: applied ${applied} migrations`);
-        await this.databases.warm(instance.id);
-      } catch (error) {
-        this.logger.warn(
-          `Instance ${instance.slug}: its database is not ready (${(error as Error).message})`,
-        );
-      }
-    }
+    for (const instance of others) await this.databases.warm(instance.id);
   }
 
   async list(skip: number, limit: number): Promise<Page<InstanceResponse>> {
@@ -116,6 +108,8 @@ export class InstancesService implements OnModuleInit, OnApplicationBootstrap {
       });
       return this.require(em, id);
     });
+    // Open now, so background work (schedules, outbox) reaches it before any request does.
+    await this.databases.warm(saved.id);
     return this.toResponse(saved);
   }
 
@@ -150,7 +144,10 @@ export class InstancesService implements OnModuleInit, OnApplicationBootstrap {
       });
       return instance;
     });
-    if (dto.database_url !== undefined) await this.databases.forget(id);
+    if (dto.database_url !== undefined) {
+      await this.databases.forget(id);
+      await this.databases.warm(id);
+    }
     return this.toResponse(updated);
   }
 
@@ -244,7 +241,11 @@ export class InstancesService implements OnModuleInit, OnApplicationBootstrap {
     if (!instance) throw new NotFound('instance', key);
     if (!(await this.canReach(caller, instance.id))) throw new InstanceMembershipRequired(instance.slug);
     // The instance database gets (or refreshes) its copy of the account; 503 when it is down.
-    if (instance.id !== DEFAULT_INSTANCE_ID) await this.copies.copy(instance.id, caller.userId);
+    if (instance.id !== DEFAULT_INSTANCE_ID) {
+      await this.copies.copy(instance.id, caller.userId).catch((error: unknown) => {
+        throw this.databases.unavailable(instance.id, error) ?? error;
+      });
+    }
     return instance;
   }
 
@@ -289,8 +290,7 @@ export class InstancesService implements OnModuleInit, OnApplicationBootstrap {
       const [row] = (await dataSource.query('SELECT count(*)::int AS n FROM spaces')) as { n: number }[];
       return row.n;
     } catch (error) {
-      this.databases.markUnavailable(id, error);
-      throw new InstanceUnavailable(id);
+      throw this.databases.unavailable(id, error) ?? error;
     }
   }
 
