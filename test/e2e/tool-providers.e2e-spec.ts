@@ -319,9 +319,36 @@ describe('External tool providers over MCP (real stdio servers, real PostgreSQL)
         'wget',
         'nc',
         'ssh',
+        'bash5',
+        'awk',
+        'gawk',
+        'mawk',
       ]) {
         await refused({ command_argv: [executable, 'server.mjs'] }, 'command_argv[0]');
       }
+      // Launchers would run a shell or an inline program as their operand.
+      for (const argv of [
+        ['timeout', '5', 'bash', '-c', 'id'],
+        ['nohup', 'sh', '-c', 'id'],
+        ['nice', '-n', '5', 'bash', '-c', 'id'],
+        ['ionice', '-c', '3', 'bash'],
+        ['setsid', 'bash', '-c', 'id'],
+        ['stdbuf', '-o0', 'sh'],
+        ['chrt', '-o', '0', 'sh'],
+        ['taskset', '1', 'sh'],
+        ['xargs', 'sh', '-c', 'id'],
+        ['busybox', 'sh', '-c', 'id'],
+        ['/usr/bin/find', '.', '-exec', 'sh', '-c', 'id', ';'],
+        ['awk', 'BEGIN { system("id") }'],
+      ]) {
+        await refused({ command_argv: argv }, 'command_argv[0]');
+      }
+      await refused({ command_argv: ['python3.12', '-c', 'print(1)'] }, 'command_argv[1]');
+      await refused({ command_argv: ['node20', '-e', 'x'] }, 'command_argv[1]');
+      await refused({ command_argv: ['perl', '-e', 'print'] }, 'command_argv[1]');
+      await refused({ command_argv: ['ruby', '-e', 'puts 1'] }, 'command_argv[1]');
+      await refused({ command_argv: ['php', '-r', 'echo 1;'] }, 'command_argv[1]');
+      await refused({ command_argv: ['npx', '-y', 'bash', 'x.sh'] }, 'command_argv[2]');
       await refused({ command_argv: ['node', '-e', 'console.log(1)'] }, 'command_argv[1]');
       await refused({ command_argv: ['node', '--eval', 'x'] }, 'command_argv[1]');
       await refused({ command_argv: ['node', '--eval=x'] }, 'command_argv[1]');
@@ -334,6 +361,8 @@ describe('External tool providers over MCP (real stdio servers, real PostgreSQL)
         ['node', 'tools/server.mjs', '--port', '3'],
         ['npx', '@scope/mcp-server'],
         ['python3', '-m', 'server'],
+        ['node20', 'tools/server.mjs'],
+        ['python3.12', 'server.py'],
       ]) {
         expect(
           (
@@ -382,6 +411,20 @@ describe('External tool providers over MCP (real stdio servers, real PostgreSQL)
         'PATH',
         'NODE_OPTIONS',
         'LD_PRELOAD',
+        'BASH_ENV',
+        'ENV',
+        'PERL5OPT',
+        'PERL5LIB',
+        'RUBYOPT',
+        'RUBYLIB',
+        'PYTHONPATH',
+        'PYTHONSTARTUP',
+        'PYTHONHOME',
+        'NODE_PATH',
+        'JAVA_TOOL_OPTIONS',
+        '_JAVA_OPTIONS',
+        'JDK_JAVA_OPTIONS',
+        'ALLOW_PRIVATE_NETWORK_TARGETS',
         '1BAD',
       ]) {
         await refused({ env: { [name]: 'x' } }, `env.${name}`);
