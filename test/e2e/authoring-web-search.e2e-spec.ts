@@ -110,7 +110,6 @@ async function registerAdapter(): Promise<{ id: string; slug: string }> {
     env: {
       VERITY_WEB_SEARCH_ENDPOINT: metasearch.endpoint,
       VERITY_WEB_SEARCH_TIMEOUT_SECONDS: '5',
-      ALLOW_PRIVATE_NETWORK_TARGETS: 'true',
     },
     credential_id: credential.body.id,
     secret_env_var: 'VERITY_WEB_SEARCH_API_KEY',
@@ -142,7 +141,8 @@ async function bind(s: TestSpace, p: { id: string }): Promise<{ bindingId: strin
 beforeAll(async () => {
   buildIfNeeded();
   metasearch = await startMetasearchServer();
-  t = await startApp({ env: { TOOL_CALL_TIMEOUT_MS: '10000' } });
+  // The server's own switch reaches the adapter: the metasearch endpoint is on loopback.
+  t = await startApp({ env: { TOOL_CALL_TIMEOUT_MS: '10000', ALLOW_PRIVATE_NETWORK_TARGETS: 'true' } });
   [root, editor, colleague, outsider] = await Promise.all([
     rootUser(t.http),
     createUser(t.http, { first_name: 'Editor' }),

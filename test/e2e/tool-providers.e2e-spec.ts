@@ -1036,6 +1036,37 @@ describe('External tool providers over MCP (real stdio servers, real PostgreSQL)
     });
   });
 
+  describe('the private-network switch', () => {
+    it("passes ALLOW_PRIVATE_NETWORK_TARGETS=true to the process only when the server's configuration has it", async () => {
+      const config = t.app.get<AppConfig>(APP_CONFIG);
+      for (const allow of [true, false]) {
+        const pool = new McpSessionPool({ ...config, allowPrivateNetworkTargets: allow });
+        const dump = join(scratch, `switch-${allow}.json`);
+        try {
+          await pool.session(
+            {
+              providerId: randomUUID(),
+              argv: ['node', TOOL_SERVER],
+              cwd: null,
+              env: { MCP_TEST_ENV_DUMP: dump },
+              secret: null,
+            },
+            4000,
+          );
+          const env = JSON.parse(readFileSync(dump, 'utf8')) as Record<string, string>;
+          expect(Object.keys(env).sort()).toEqual(
+            allow
+              ? ['ALLOW_PRIVATE_NETWORK_TARGETS', 'MCP_TEST_ENV_DUMP', 'PATH']
+              : ['MCP_TEST_ENV_DUMP', 'PATH'],
+          );
+          if (allow) expect(env.ALLOW_PRIVATE_NETWORK_TARGETS).toBe('true');
+        } finally {
+          await pool.onModuleDestroy();
+        }
+      }
+    });
+  });
+
   describe('external-research grants', () => {
     const scopeFor = (userId: string, spaceId: string, bindingId: string, providerId: string) => ({
       userId,
