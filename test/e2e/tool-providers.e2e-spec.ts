@@ -3,13 +3,14 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Logger } from '@nestjs/common';
+import { Client } from 'pg';
 import type { Response } from 'supertest';
 import { APP_CONFIG, AppConfig } from '../../src/config/app.config';
 import type { McpProcess } from '../../src/modules/tool-providers/mcp-process';
 import { McpSessionPool } from '../../src/modules/tool-providers/mcp-session-pool';
 import { ToolGrantsService } from '../../src/modules/tool-providers/tool-grants.service';
 import { WebSearchCapabilityService } from '../../src/modules/tool-providers/web-search-capability.service';
-import { startApp, TestApp } from '../support/app';
+import { embeddedRun, startApp, TestApp, workerDatabaseUrl } from '../support/app';
 import { dbQuery } from '../support/db';
 import {
   addMember,
@@ -461,6 +462,103 @@ describe('External tool providers over MCP (real stdio servers, real PostgreSQL)
         secret_env_var: 'SEARCH_API_KEY',
         credential_id: credential.id,
       });
+    });
+
+    it('PATCH refuses a kind other than mcp_stdio (400) and a credential that does not exist (404)', async () => {
+      const provider = await createProvider();
+      const path = `/admin/ai/tool-providers/${provider.id}`;
+      expectProblem(await admin().patch(path, { kind: 'http' }), 400, /kind/);
+      const missing = randomUUID();
+      expectProblem(
+        await admin().patch(path, { credential_id: missing, secret_env_var: 'SEARCH_API_KEY' }),
+        404,
+        new RegExp(missing),
+      );
+      expect((await admin().patch(path, { kind: 'mcp_stdio' })).body).toMatchObject({
+        kind: 'mcp_stdio',
+        credential_id: null,
+      });
+    });
+
+    // The embedded database serves one connection: no second transaction can hold the lock there.
+    (embeddedRun ? it.skip : it)(
+      'answers 404, not 422, for a credential deleted between the check and the write',
+      async () => {
+        const provider = await createProvider();
+        const doomed = await createCredential();
+        const deleter = new Client({ connectionString: workerDatabaseUrl() });
+        await deleter.connect();
+        try {
+          await deleter.query('BEGIN');
+          await deleter.query('DELETE FROM credentials WHERE id = $1', [doomed.id]);
+          const patching = admin().patch(`/admin/ai/tool-providers/${provider.id}`, {
+            credential_id: doomed.id,
+            secret_env_var: 'SEARCH_API_KEY',
+          });
+          // The credential check saw the row; the write's foreign-key check waits on the delete.
+          await eventually(
+            'the provider write to wait on the delete',
+            async () =>
+              (
+                await dbQuery(
+                  `SELECT 1 FROM pg_stat_activity WHERE datname = current_database()
+                     AND wait_event_type = 'Lock' AND query ILIKE 'UPDATE "tool_providers"%'`,
+                )
+              ).length > 0,
+            10_000,
+          );
+          await deleter.query('COMMIT');
+          expectProblem(await patching, 404, new RegExp(doomed.id));
+        } finally {
+          await deleter.end();
+        }
+        expect((await admin().get(`/admin/ai/tool-providers/${provider.id}`)).body).toMatchObject({
+          credential_id: null,
+          secret_env_var: null,
+        });
+      },
+    );
+
+    it('keeps a provider editable after its credential is deleted, failing closed until another is attached', async () => {
+      const target = await createSpace(t.http, editor);
+      const credential = await createCredential();
+      const { provider } = await boundWebSearch(target, {
+        credential_id: credential.id,
+        secret_env_var: 'SEARCH_API_KEY',
+      });
+      expect((await admin().delete(`/admin/credentials/${credential.id}`)).status).toBe(204);
+      const path = `/admin/ai/tool-providers/${provider.id}`;
+      expect((await admin().get(path)).body).toMatchObject({
+        credential_id: null,
+        secret_env_var: 'SEARCH_API_KEY',
+        has_credential: false,
+      });
+      for (const body of [
+        { is_active: false },
+        { is_active: true },
+        { description: 'edited' },
+        { env: { REGION: 'eu' } },
+      ]) {
+        const res = await admin().patch(path, body);
+        expect(res.status).toBe(200);
+      }
+      const state = await readiness(target);
+      expect(state.healthy).toBe(false);
+      expect(codes(state.readiness_errors)).toEqual(['credential_incomplete']);
+      expect(state.readiness_errors[0]).toMatch(/expects a secret in SEARCH_API_KEY but has no credential/);
+      // Changing either side of the pair checks it again.
+      expectProblem(
+        await admin().patch(path, { secret_env_var: 'OTHER_API_KEY' }),
+        400,
+        /needs a credential_id/,
+      );
+      const replacement = await createCredential();
+      expect((await admin().patch(path, { credential_id: replacement.id })).body).toMatchObject({
+        credential_id: replacement.id,
+        secret_env_var: 'SEARCH_API_KEY',
+        has_credential: true,
+      });
+      expect(await readiness(target)).toMatchObject({ healthy: true, readiness_errors: [] });
     });
 
     it('checks tool_overrides entries (400)', async () => {

@@ -274,10 +274,16 @@ export function checkSecretEnvVar(
     return [{ field, message: `${field} may not name a variable the service controls.` }];
   }
   if (!credentialId) return [{ field, message: `${field} needs a credential_id.` }];
-  if (Object.hasOwn(env, secretEnvVar)) {
-    return [{ field, message: `${field} names a variable that env already sets.` }];
-  }
-  return [];
+  return checkSecretEnvCollision(secretEnvVar, env);
+}
+
+/** The secret's variable must not also be a plain `env` entry. */
+export function checkSecretEnvCollision(
+  secretEnvVar: string | null,
+  env: Record<string, string>,
+): FieldError[] {
+  if (secretEnvVar === null || !Object.hasOwn(env, secretEnvVar)) return [];
+  return [{ field: 'secret_env_var', message: 'secret_env_var names a variable that env already sets.' }];
 }
 
 /** A provider-level override of one tool's metadata. */
