@@ -6,7 +6,7 @@ import { Logger } from '@nestjs/common';
 import { Client } from 'pg';
 import type { Response } from 'supertest';
 import { APP_CONFIG, AppConfig } from '../../src/config/app.config';
-import type { McpProcess } from '../../src/modules/tool-providers/mcp-process';
+import { McpProcess } from '../../src/modules/tool-providers/mcp-process';
 import { McpSessionPool } from '../../src/modules/tool-providers/mcp-session-pool';
 import { ToolGrantsService } from '../../src/modules/tool-providers/tool-grants.service';
 import { WebSearchCapabilityService } from '../../src/modules/tool-providers/web-search-capability.service';
@@ -1130,6 +1130,45 @@ describe('External tool providers over MCP (real stdio servers, real PostgreSQL)
         expect(next.alive).toBe(false);
       } finally {
         await pool.onModuleDestroy();
+      }
+    });
+  });
+
+  describe('output cap', () => {
+    it('counts output per request: repeated tool listings on one warm process never add up to the cap', async () => {
+      const config = t.app.get<AppConfig>(APP_CONFIG);
+      const cap = 64 * 1024;
+      const server = new McpProcess(
+        {
+          providerId: randomUUID(),
+          argv: ['node', TOOL_SERVER],
+          cwd: null,
+          env: { MCP_TEST_TOOL_COUNT: '150', MCP_TEST_PAGE_SIZE: '500' },
+          secret: null,
+        },
+        { outputCapBytes: cap },
+        { path: config.toolProviders.path, allowPrivateNetworkTargets: false },
+      );
+      try {
+        await server.open(4000);
+        let listed = 0;
+        // Each listing is well under the cap; together they are several times over it.
+        for (let probe = 0; probe < 8; probe++) {
+          const tools = await server.listAllTools(4000);
+          expect(tools).toHaveLength(153);
+          listed += JSON.stringify(tools).length;
+        }
+        expect(listed).toBeGreaterThan(3 * cap);
+        expect(server.alive).toBe(true);
+        expect((await server.callTool('web_search', { query: 'still warm' }, 3000)).isError).toBeFalsy();
+        // One request over the cap still stops it.
+        await expect(server.callTool('web_search', { query: 'flood please' }, 3000)).rejects.toMatchObject({
+          status: 502,
+          detail: expect.stringMatching(/more than 64 KB/),
+        });
+        expect(server.alive).toBe(false);
+      } finally {
+        await server.close();
       }
     });
   });

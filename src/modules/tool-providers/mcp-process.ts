@@ -84,7 +84,7 @@ export interface ToolCallResult {
 }
 
 export interface ProcessLimits {
-  /** How many stdout bytes since the last `resetMeter()` before the process is killed. */
+  /** How many stdout bytes one request (start, tools listing, tool call) may bring before the process is killed. */
   outputCapBytes: number;
 }
 
@@ -170,6 +170,8 @@ export class McpProcess {
 
   /** Every tool over all pages, within `timeoutMs` in total. */
   async listAllTools(timeoutMs: number): Promise<Tool[]> {
+    // The cap is per request: health probes on a warm session must not add up to it.
+    this.outputBytes = 0;
     const deadline = Date.now() + timeoutMs;
     const timer = setTimeout(
       () => this.fail(`The provider did not answer within ${seconds(timeoutMs)}.`),
