@@ -62,7 +62,13 @@ async function startTarget(label, script, database, adapterEnv) {
     nodeArgs: process.env.BENCH_WEB_SEARCH_CPU_PROF
       ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_WEB_SEARCH_CPU_PROF}`]
       : [],
-    env: { DATABASE_URL: url, JWT_SECRET: 'bench-secret-bench-secret-bench-secret', ACCESS_LOG: 'false' },
+    env: {
+      DATABASE_URL: url,
+      JWT_SECRET: 'bench-secret-bench-secret-bench-secret',
+      ACCESS_LOG: 'false',
+      // The operator's switch: the server passes it to the adapter, which searches a loopback endpoint.
+      ALLOW_PRIVATE_NETWORK_TARGETS: 'true',
+    },
   });
   const api = `${server.base}/api/v1.0`;
   const email = `bench-ws-${Date.now()}@example.test`;
@@ -99,7 +105,7 @@ async function startTarget(label, script, database, adapterEnv) {
       slug: 'metasearch',
       name: 'Metasearch',
       command_argv: ['node', 'dist/bin/metasearch-mcp.js'],
-      env: adapterEnv,
+      env: { VERITY_WEB_SEARCH_ENDPOINT: adapterEnv.VERITY_WEB_SEARCH_ENDPOINT },
       tool_overrides: { web_search: { scope_types: ['public_web'], capability_id: 'web_search' } },
     }),
     201,

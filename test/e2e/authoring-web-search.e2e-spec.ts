@@ -1,4 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { Response } from 'supertest';
 import { startApp, TestApp } from '../support/app';
 import { dbQuery } from '../support/db';
@@ -110,7 +113,6 @@ async function registerAdapter(): Promise<{ id: string; slug: string }> {
     env: {
       VERITY_WEB_SEARCH_ENDPOINT: metasearch.endpoint,
       VERITY_WEB_SEARCH_TIMEOUT_SECONDS: '5',
-      ALLOW_PRIVATE_NETWORK_TARGETS: 'true',
     },
     credential_id: credential.body.id,
     secret_env_var: 'VERITY_WEB_SEARCH_API_KEY',
@@ -142,7 +144,8 @@ async function bind(s: TestSpace, p: { id: string }): Promise<{ bindingId: strin
 beforeAll(async () => {
   buildIfNeeded();
   metasearch = await startMetasearchServer();
-  t = await startApp({ env: { TOOL_CALL_TIMEOUT_MS: '10000' } });
+  // The server's own switch reaches the adapter: the metasearch endpoint is on loopback.
+  t = await startApp({ env: { TOOL_CALL_TIMEOUT_MS: '10000', ALLOW_PRIVATE_NETWORK_TARGETS: 'true' } });
   [root, editor, colleague, outsider] = await Promise.all([
     rootUser(t.http),
     createUser(t.http, { first_name: 'Editor' }),
@@ -194,6 +197,40 @@ describe('consent', () => {
     expect(again.body.consent.id).toBe(first.body.consent.id);
     expect(metasearch.requests).toHaveLength(0);
     expect(await dbQuery(`SELECT 1 FROM web_search_evidence WHERE task_id = $1`, [task.id])).toHaveLength(0);
+  });
+
+  it('starts no provider process before consent: the readiness check runs without its health probe', async () => {
+    const target = await createSpace(t.http, editor);
+    const scratch = mkdtempSync(join(tmpdir(), 'verity-consent-'));
+    try {
+      const created = await as(root).post('/admin/ai/tool-providers/', {
+        slug: `started-${randomUUID().slice(0, 8)}`,
+        name: 'Counted starts',
+        command_argv: ['node', 'test/support/mcp/tool-server.mjs'],
+        env: { MCP_TEST_START_LOG: join(scratch, 'setup.log') },
+        tool_overrides: { web_search: { scope_types: ['public_web'], capability_id: 'web_search' } },
+      });
+      expect(created.status).toBe(201);
+      expect((await as(root).post(`/admin/ai/tool-providers/${created.body.id}/discover`)).status).toBe(200);
+      await bind(target, created.body);
+      // New settings: the warm session and the passed probe no longer count, so any use starts a process.
+      const starts = join(scratch, 'starts.log');
+      const patched = await as(root).patch(`/admin/ai/tool-providers/${created.body.id}`, {
+        env: { MCP_TEST_START_LOG: starts },
+      });
+      expect(patched.status).toBe(200);
+
+      const task = await newTask(editor, {}, target);
+      const asked = await search(task.id, 'data quality frameworks', editor, {}, target);
+      expect(asked.status).toBe(202);
+      expect(existsSync(starts)).toBe(false);
+
+      expect((await as(editor).post(`/ai/consents/${asked.body.consent.id}/approve`)).status).toBe(200);
+      expect((await search(task.id, 'data quality frameworks', editor, {}, target)).status).toBe(200);
+      expect(readFileSync(starts, 'utf8').trim().split('\n')).toHaveLength(1);
+    } finally {
+      rmSync(scratch, { recursive: true, force: true });
+    }
   });
 
   it("lets only the consent's own user read and decide it; deciding twice is 409", async () => {

@@ -3,13 +3,14 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Logger } from '@nestjs/common';
+import { Client } from 'pg';
 import type { Response } from 'supertest';
 import { APP_CONFIG, AppConfig } from '../../src/config/app.config';
-import type { McpProcess } from '../../src/modules/tool-providers/mcp-process';
+import { McpProcess } from '../../src/modules/tool-providers/mcp-process';
 import { McpSessionPool } from '../../src/modules/tool-providers/mcp-session-pool';
 import { ToolGrantsService } from '../../src/modules/tool-providers/tool-grants.service';
 import { WebSearchCapabilityService } from '../../src/modules/tool-providers/web-search-capability.service';
-import { startApp, TestApp } from '../support/app';
+import { embeddedRun, startApp, TestApp, workerDatabaseUrl } from '../support/app';
 import { dbQuery } from '../support/db';
 import {
   addMember,
@@ -319,9 +320,36 @@ describe('External tool providers over MCP (real stdio servers, real PostgreSQL)
         'wget',
         'nc',
         'ssh',
+        'bash5',
+        'awk',
+        'gawk',
+        'mawk',
       ]) {
         await refused({ command_argv: [executable, 'server.mjs'] }, 'command_argv[0]');
       }
+      // Launchers would run a shell or an inline program as their operand.
+      for (const argv of [
+        ['timeout', '5', 'bash', '-c', 'id'],
+        ['nohup', 'sh', '-c', 'id'],
+        ['nice', '-n', '5', 'bash', '-c', 'id'],
+        ['ionice', '-c', '3', 'bash'],
+        ['setsid', 'bash', '-c', 'id'],
+        ['stdbuf', '-o0', 'sh'],
+        ['chrt', '-o', '0', 'sh'],
+        ['taskset', '1', 'sh'],
+        ['xargs', 'sh', '-c', 'id'],
+        ['busybox', 'sh', '-c', 'id'],
+        ['/usr/bin/find', '.', '-exec', 'sh', '-c', 'id', ';'],
+        ['awk', 'BEGIN { system("id") }'],
+      ]) {
+        await refused({ command_argv: argv }, 'command_argv[0]');
+      }
+      await refused({ command_argv: ['python3.12', '-c', 'print(1)'] }, 'command_argv[1]');
+      await refused({ command_argv: ['node20', '-e', 'x'] }, 'command_argv[1]');
+      await refused({ command_argv: ['perl', '-e', 'print'] }, 'command_argv[1]');
+      await refused({ command_argv: ['ruby', '-e', 'puts 1'] }, 'command_argv[1]');
+      await refused({ command_argv: ['php', '-r', 'echo 1;'] }, 'command_argv[1]');
+      await refused({ command_argv: ['npx', '-y', 'bash', 'x.sh'] }, 'command_argv[2]');
       await refused({ command_argv: ['node', '-e', 'console.log(1)'] }, 'command_argv[1]');
       await refused({ command_argv: ['node', '--eval', 'x'] }, 'command_argv[1]');
       await refused({ command_argv: ['node', '--eval=x'] }, 'command_argv[1]');
@@ -334,6 +362,8 @@ describe('External tool providers over MCP (real stdio servers, real PostgreSQL)
         ['node', 'tools/server.mjs', '--port', '3'],
         ['npx', '@scope/mcp-server'],
         ['python3', '-m', 'server'],
+        ['node20', 'tools/server.mjs'],
+        ['python3.12', 'server.py'],
       ]) {
         expect(
           (
@@ -382,6 +412,20 @@ describe('External tool providers over MCP (real stdio servers, real PostgreSQL)
         'PATH',
         'NODE_OPTIONS',
         'LD_PRELOAD',
+        'BASH_ENV',
+        'ENV',
+        'PERL5OPT',
+        'PERL5LIB',
+        'RUBYOPT',
+        'RUBYLIB',
+        'PYTHONPATH',
+        'PYTHONSTARTUP',
+        'PYTHONHOME',
+        'NODE_PATH',
+        'JAVA_TOOL_OPTIONS',
+        '_JAVA_OPTIONS',
+        'JDK_JAVA_OPTIONS',
+        'ALLOW_PRIVATE_NETWORK_TARGETS',
         '1BAD',
       ]) {
         await refused({ env: { [name]: 'x' } }, `env.${name}`);
@@ -418,6 +462,103 @@ describe('External tool providers over MCP (real stdio servers, real PostgreSQL)
         secret_env_var: 'SEARCH_API_KEY',
         credential_id: credential.id,
       });
+    });
+
+    it('PATCH refuses a kind other than mcp_stdio (400) and a credential that does not exist (404)', async () => {
+      const provider = await createProvider();
+      const path = `/admin/ai/tool-providers/${provider.id}`;
+      expectProblem(await admin().patch(path, { kind: 'http' }), 400, /kind/);
+      const missing = randomUUID();
+      expectProblem(
+        await admin().patch(path, { credential_id: missing, secret_env_var: 'SEARCH_API_KEY' }),
+        404,
+        new RegExp(missing),
+      );
+      expect((await admin().patch(path, { kind: 'mcp_stdio' })).body).toMatchObject({
+        kind: 'mcp_stdio',
+        credential_id: null,
+      });
+    });
+
+    // The embedded database serves one connection: no second transaction can hold the lock there.
+    (embeddedRun ? it.skip : it)(
+      'answers 404, not 422, for a credential deleted between the check and the write',
+      async () => {
+        const provider = await createProvider();
+        const doomed = await createCredential();
+        const deleter = new Client({ connectionString: workerDatabaseUrl() });
+        await deleter.connect();
+        try {
+          await deleter.query('BEGIN');
+          await deleter.query('DELETE FROM credentials WHERE id = $1', [doomed.id]);
+          const patching = admin().patch(`/admin/ai/tool-providers/${provider.id}`, {
+            credential_id: doomed.id,
+            secret_env_var: 'SEARCH_API_KEY',
+          });
+          // The credential check saw the row; the write's foreign-key check waits on the delete.
+          await eventually(
+            'the provider write to wait on the delete',
+            async () =>
+              (
+                await dbQuery(
+                  `SELECT 1 FROM pg_stat_activity WHERE datname = current_database()
+                     AND wait_event_type = 'Lock' AND query ILIKE 'UPDATE "tool_providers"%'`,
+                )
+              ).length > 0,
+            10_000,
+          );
+          await deleter.query('COMMIT');
+          expectProblem(await patching, 404, new RegExp(doomed.id));
+        } finally {
+          await deleter.end();
+        }
+        expect((await admin().get(`/admin/ai/tool-providers/${provider.id}`)).body).toMatchObject({
+          credential_id: null,
+          secret_env_var: null,
+        });
+      },
+    );
+
+    it('keeps a provider editable after its credential is deleted, failing closed until another is attached', async () => {
+      const target = await createSpace(t.http, editor);
+      const credential = await createCredential();
+      const { provider } = await boundWebSearch(target, {
+        credential_id: credential.id,
+        secret_env_var: 'SEARCH_API_KEY',
+      });
+      expect((await admin().delete(`/admin/credentials/${credential.id}`)).status).toBe(204);
+      const path = `/admin/ai/tool-providers/${provider.id}`;
+      expect((await admin().get(path)).body).toMatchObject({
+        credential_id: null,
+        secret_env_var: 'SEARCH_API_KEY',
+        has_credential: false,
+      });
+      for (const body of [
+        { is_active: false },
+        { is_active: true },
+        { description: 'edited' },
+        { env: { REGION: 'eu' } },
+      ]) {
+        const res = await admin().patch(path, body);
+        expect(res.status).toBe(200);
+      }
+      const state = await readiness(target);
+      expect(state.healthy).toBe(false);
+      expect(codes(state.readiness_errors)).toEqual(['credential_incomplete']);
+      expect(state.readiness_errors[0]).toMatch(/expects a secret in SEARCH_API_KEY but has no credential/);
+      // Changing either side of the pair checks it again.
+      expectProblem(
+        await admin().patch(path, { secret_env_var: 'OTHER_API_KEY' }),
+        400,
+        /needs a credential_id/,
+      );
+      const replacement = await createCredential();
+      expect((await admin().patch(path, { credential_id: replacement.id })).body).toMatchObject({
+        credential_id: replacement.id,
+        secret_env_var: 'SEARCH_API_KEY',
+        has_credential: true,
+      });
+      expect(await readiness(target)).toMatchObject({ healthy: true, readiness_errors: [] });
     });
 
     it('checks tool_overrides entries (400)', async () => {
@@ -989,6 +1130,76 @@ describe('External tool providers over MCP (real stdio servers, real PostgreSQL)
         expect(next.alive).toBe(false);
       } finally {
         await pool.onModuleDestroy();
+      }
+    });
+  });
+
+  describe('output cap', () => {
+    it('counts output per request: repeated tool listings on one warm process never add up to the cap', async () => {
+      const config = t.app.get<AppConfig>(APP_CONFIG);
+      const cap = 64 * 1024;
+      const server = new McpProcess(
+        {
+          providerId: randomUUID(),
+          argv: ['node', TOOL_SERVER],
+          cwd: null,
+          env: { MCP_TEST_TOOL_COUNT: '150', MCP_TEST_PAGE_SIZE: '500' },
+          secret: null,
+        },
+        { outputCapBytes: cap },
+        { path: config.toolProviders.path, allowPrivateNetworkTargets: false },
+      );
+      try {
+        await server.open(4000);
+        let listed = 0;
+        // Each listing is well under the cap; together they are several times over it.
+        for (let probe = 0; probe < 8; probe++) {
+          const tools = await server.listAllTools(4000);
+          expect(tools).toHaveLength(153);
+          listed += JSON.stringify(tools).length;
+        }
+        expect(listed).toBeGreaterThan(3 * cap);
+        expect(server.alive).toBe(true);
+        expect((await server.callTool('web_search', { query: 'still warm' }, 3000)).isError).toBeFalsy();
+        // One request over the cap still stops it.
+        await expect(server.callTool('web_search', { query: 'flood please' }, 3000)).rejects.toMatchObject({
+          status: 502,
+          detail: expect.stringMatching(/more than 64 KB/),
+        });
+        expect(server.alive).toBe(false);
+      } finally {
+        await server.close();
+      }
+    });
+  });
+
+  describe('the private-network switch', () => {
+    it("passes ALLOW_PRIVATE_NETWORK_TARGETS=true to the process only when the server's configuration has it", async () => {
+      const config = t.app.get<AppConfig>(APP_CONFIG);
+      for (const allow of [true, false]) {
+        const pool = new McpSessionPool({ ...config, allowPrivateNetworkTargets: allow });
+        const dump = join(scratch, `switch-${allow}.json`);
+        try {
+          await pool.session(
+            {
+              providerId: randomUUID(),
+              argv: ['node', TOOL_SERVER],
+              cwd: null,
+              env: { MCP_TEST_ENV_DUMP: dump },
+              secret: null,
+            },
+            4000,
+          );
+          const env = JSON.parse(readFileSync(dump, 'utf8')) as Record<string, string>;
+          expect(Object.keys(env).sort()).toEqual(
+            allow
+              ? ['ALLOW_PRIVATE_NETWORK_TARGETS', 'MCP_TEST_ENV_DUMP', 'PATH']
+              : ['MCP_TEST_ENV_DUMP', 'PATH'],
+          );
+          if (allow) expect(env.ALLOW_PRIVATE_NETWORK_TARGETS).toBe('true');
+        } finally {
+          await pool.onModuleDestroy();
+        }
       }
     });
   });

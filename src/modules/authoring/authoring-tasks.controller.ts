@@ -80,7 +80,8 @@ export class AuthoringTasksController {
       'gets 403; a query carrying credentials, a secret-looking token or personal data gets 422 (never sent or stored); ' +
       'a capability that is not ready gets 409 naming every reason. Without an active grant for the scope (you, the ' +
       "space, the task's definition and root task, the binding and its provider) it answers **202** with a pending " +
-      'consent and contacts nothing; asking again reuses that consent until it is decided or lapses (24 h). With a grant: ' +
+      'consent and contacts nothing: readiness is then checked without the health probe, so no provider process is ' +
+      'started (a failing probe shows once a grant exists); asking again reuses that consent until it is decided or lapses (24 h). With a grant: ' +
       'a query repeated after normalising case and whitespace answers the stored evidence (`reused: true`, no quota, ' +
       'no provider call; at most `max_results` of the stored items); otherwise a live call, at most 6 successful distinct ' +
       'calls per task (the 7th distinct query gets 409 naming the limit: a quota, not a rate limit, so no Retry-After) and ' +

@@ -96,7 +96,8 @@ export class WebSearchService {
 
     let ready: ReadyWebSearch;
     try {
-      ready = await this.capability.requireReadyFrom(row);
+      // Without a grant nothing may be contacted (decisions section 15): no health probe, no process.
+      ready = await this.capability.requireReadyFrom(row, { probe: row.grant_id !== null });
     } catch (error) {
       // Not ready: whatever the statement reserved goes back before the refusal.
       if (row.reserved_id) await this.release(row.reserved_id);

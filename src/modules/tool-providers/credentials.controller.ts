@@ -76,7 +76,7 @@ export class CredentialsController {
     operationId: 'deleteCredential',
     summary: 'Delete a credential',
     description:
-      'Providers that used it keep their `secret_env_var` with no credential: they fail closed (incomplete credential) until another is attached.',
+      'Providers that used it keep their `secret_env_var` with no credential: they stay editable and fail closed (incomplete credential) until another is attached.',
   })
   @ApiNoContentResponse({ description: 'Deleted.' })
   @ApiProblems(404, 422)

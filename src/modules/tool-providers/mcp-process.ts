@@ -34,12 +34,25 @@ const SDK_TIMEOUT_SLACK_MS = 1_000;
 // Node's spawn skips undefined values. The child then gets only what we pass.
 const INHERITED_DEFAULTS = ['HOME', 'LOGNAME', 'SHELL', 'TERM', 'USER'];
 
-/** The environment of decisions section 15: the provider's `env`, `PATH`, and the secret variable. */
-export function cleanEnvironment(spec: SpawnSpec, path: string): Record<string, string> {
+/** What the service passes to every provider process from its own configuration. */
+export interface ServiceEnvironment {
+  /** The service's PATH. */
+  path: string;
+  /** The operator's ALLOW_PRIVATE_NETWORK_TARGETS (decisions section 1); a provider's `env` may not set it. */
+  allowPrivateNetworkTargets: boolean;
+}
+
+/**
+ * The environment of decisions section 15: the provider's `env`, `PATH`, and
+ * the secret variable; plus `ALLOW_PRIVATE_NETWORK_TARGETS=true` when the
+ * operator turned it on, which the bundled adapter reads.
+ */
+export function cleanEnvironment(spec: SpawnSpec, service: ServiceEnvironment): Record<string, string> {
   const env: Record<string, string | undefined> = Object.fromEntries(
     INHERITED_DEFAULTS.map((name) => [name, undefined]),
   );
-  Object.assign(env, spec.env, { PATH: path });
+  Object.assign(env, spec.env, { PATH: service.path });
+  if (service.allowPrivateNetworkTargets) env.ALLOW_PRIVATE_NETWORK_TARGETS = 'true';
   if (spec.secret) env[spec.secret.variable] = spec.secret.value;
   return env as Record<string, string>;
 }
@@ -71,7 +84,7 @@ export interface ToolCallResult {
 }
 
 export interface ProcessLimits {
-  /** How many stdout bytes since the last `resetMeter()` before the process is killed. */
+  /** How many stdout bytes one request (start, tools listing, tool call) may bring before the process is killed. */
   outputCapBytes: number;
 }
 
@@ -97,8 +110,7 @@ export class McpProcess {
   constructor(
     readonly spec: SpawnSpec,
     private readonly limits: ProcessLimits,
-    /** The service's PATH, the one variable it passes on. */
-    path: string,
+    service: ServiceEnvironment,
   ) {
     this.failed = new Promise<never>((_resolve, reject) => {
       this.failedSignal = reject;
@@ -107,7 +119,7 @@ export class McpProcess {
     this.transport = new MeteredStdioTransport({
       command: spec.argv[0],
       args: spec.argv.slice(1),
-      env: cleanEnvironment(spec, path),
+      env: cleanEnvironment(spec, service),
       cwd: spec.cwd === null ? undefined : resolve(process.cwd(), spec.cwd),
       stderr: 'pipe',
       // A single line beyond the cap is refused by the SDK's read buffer too.
@@ -158,6 +170,8 @@ export class McpProcess {
 
   /** Every tool over all pages, within `timeoutMs` in total. */
   async listAllTools(timeoutMs: number): Promise<Tool[]> {
+    // The cap is per request: health probes on a warm session must not add up to it.
+    this.outputBytes = 0;
     const deadline = Date.now() + timeoutMs;
     const timer = setTimeout(
       () => this.fail(`The provider did not answer within ${seconds(timeoutMs)}.`),

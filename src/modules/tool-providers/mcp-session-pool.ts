@@ -69,7 +69,14 @@ export class McpSessionPool implements OnModuleDestroy {
   }
 
   private create(spec: SpawnSpec): McpProcess {
-    return new McpProcess(spec, { outputCapBytes: OUTPUT_CAP_BYTES }, this.config.toolProviders.path);
+    return new McpProcess(
+      spec,
+      { outputCapBytes: OUTPUT_CAP_BYTES },
+      {
+        path: this.config.toolProviders.path,
+        allowPrivateNetworkTargets: this.config.allowPrivateNetworkTargets,
+      },
+    );
   }
 
   private touch(providerId: string, session: Session): void {

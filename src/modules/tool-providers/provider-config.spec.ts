@@ -7,6 +7,7 @@ import {
   effectiveMetadata,
   executableName,
   isSensitiveEnvName,
+  programName,
   webSearchSchemaProblem,
 } from './provider-config';
 
@@ -40,6 +41,18 @@ describe('executableName', () => {
   });
 });
 
+describe('programName', () => {
+  it('drops trailing version digits and dots, and Windows suffixes', () => {
+    expect(programName('python3.12')).toBe('python');
+    expect(programName('/usr/bin/python3')).toBe('python');
+    expect(programName('node20')).toBe('node');
+    expect(programName('perl5.36.0')).toBe('perl');
+    expect(programName('PHP8.1.EXE')).toBe('php');
+    expect(programName('ksh93')).toBe('ksh');
+    expect(programName('search-server')).toBe('search-server');
+  });
+});
+
 describe('checkCommandArgv', () => {
   const fieldOf = (argv: unknown) => checkCommandArgv(argv).map((e) => e.field);
 
@@ -48,6 +61,9 @@ describe('checkCommandArgv', () => {
     expect(checkCommandArgv(['npx', '@scope/server', '--stdio'])).toEqual([]);
     expect(checkCommandArgv(['/opt/tools/search-server'])).toEqual([]);
     expect(checkCommandArgv(['python3', '-m', 'server', '-v'])).toEqual([]);
+    expect(checkCommandArgv(['python3.12', 'server.py', '--port', '3'])).toEqual([]);
+    expect(checkCommandArgv(['node20', 'dist/server.js'])).toEqual([]);
+    expect(checkCommandArgv(['npx', '-y', '@modelcontextprotocol/server-everything'])).toEqual([]);
   });
 
   it('refuses sizes and element types off the rule', () => {
@@ -75,8 +91,40 @@ describe('checkCommandArgv', () => {
     'wget',
     'nc',
     'ssh',
+    'bash5',
+    'ksh93',
+    'awk',
+    'gawk',
+    'mawk',
+    '/usr/bin/nawk',
+    'sed',
   ])('refuses %s', (executable) => {
     expect(fieldOf([executable, 'x'])).toEqual(['command_argv[0]']);
+  });
+
+  it.each([
+    ['timeout', '5', 'bash', '-c', 'id'],
+    ['nohup', 'node', 'server.js'],
+    ['nice', '-n', '10', 'sh', '-c', 'id'],
+    ['ionice', '-c', '3', 'sh'],
+    ['setsid', 'bash'],
+    ['stdbuf', '-o0', 'sh'],
+    ['chrt', '-f', '1', 'sh'],
+    ['taskset', '1', 'sh'],
+    ['xargs', '-a', 'list', 'sh'],
+    ['busybox', 'sh', '-c', 'id'],
+    ['find', '.', '-exec', 'sh', '-c', 'id', ';'],
+    ['/usr/bin/timeout', '5', 'node', 'server.js'],
+    ['TIMEOUT.EXE', '5', 'node', 'server.js'],
+  ])('refuses the program launcher in %j', (...argv) => {
+    expect(checkCommandArgv(argv)).toEqual([
+      { field: 'command_argv[0]', message: expect.stringMatching(/program launcher/) },
+    ]);
+  });
+
+  it('refuses what npx would run under the same rules', () => {
+    expect(fieldOf(['npx', '-y', 'bash', 'script.sh'])).toEqual(['command_argv[2]']);
+    expect(fieldOf(['npx', 'timeout', '5', 'x'])).toEqual(['command_argv[1]']);
   });
 
   it.each([
@@ -90,6 +138,17 @@ describe('checkCommandArgv', () => {
     [['php', '-r', 'x'], 'command_argv[1]'],
     [['npx', '--call', 'x'], 'command_argv[1]'],
     [['node', '-'], 'command_argv[1]'],
+    [['python3.12', '-c', 'x'], 'command_argv[1]'],
+    [['node20', '-e', 'x'], 'command_argv[1]'],
+    [['nodejs18', '--eval=x'], 'command_argv[1]'],
+    [['perl5.36', '-E', 'say 1'], 'command_argv[1]'],
+    [['perl', '-lane', 'x'], 'command_argv[1]'],
+    [['ruby3.2', '-e', 'x'], 'command_argv[1]'],
+    [['php8.1', '-r', 'x'], 'command_argv[1]'],
+    [['php', '-R', 'x'], 'command_argv[1]'],
+    [['deno', 'eval', 'x'], 'command_argv[1]'],
+    [['node', '--import', 'data:text/javascript,x'], 'command_argv[2]'],
+    [['node', '--import=data:text/javascript,x'], 'command_argv[1]'],
   ])('refuses the inline program in %j', (argv, field) => {
     expect(fieldOf(argv)).toEqual([field]);
   });
@@ -131,6 +190,32 @@ describe('sensitive env names', () => {
       expect(isSensitiveEnvName(name)).toBe(false);
     },
   );
+
+  it.each([
+    'BASH_ENV',
+    'ENV',
+    'PERL5OPT',
+    'PERL5LIB',
+    'RUBYOPT',
+    'RUBYLIB',
+    'PYTHONPATH',
+    'PYTHONSTARTUP',
+    'PYTHONHOME',
+    'NODE_PATH',
+    'NODE_OPTIONS',
+    'JAVA_TOOL_OPTIONS',
+    '_JAVA_OPTIONS',
+    'JDK_JAVA_OPTIONS',
+    'LD_LIBRARY_PATH',
+    'DYLD_INSERT_LIBRARIES',
+    'ALLOW_PRIVATE_NETWORK_TARGETS',
+    'allow_private_network_targets',
+  ])('checkEnv reserves %s for the service', (name) => {
+    expect(checkEnv({ [name]: 'x' })).toEqual([
+      { field: `env.${name}`, message: expect.stringMatching(/the service controls it/) },
+    ]);
+    expect(checkSecretEnvVar(name, 'c', {})).toHaveLength(1);
+  });
 
   it('checkEnv names each refused key, and the keys the service controls', () => {
     expect(

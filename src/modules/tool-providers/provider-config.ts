@@ -19,47 +19,132 @@ export const RISK_LEVELS = ['read', 'write'] as const;
 const SHELLS = new Set([
   'sh',
   'bash',
+  'rbash',
   'zsh',
   'dash',
   'ash',
   'ksh',
+  'mksh',
+  'lksh',
+  'oksh',
+  'yash',
   'csh',
   'tcsh',
   'fish',
+  'nu',
+  'xonsh',
+  'elvish',
   'cmd',
   'powershell',
   'pwsh',
 ]);
 // Tools that run another command or reach the network themselves.
-const DENIED = new Set(['sudo', 'su', 'doas', 'env', 'curl', 'wget', 'nc', 'ncat', 'netcat', 'ssh']);
+const DENIED = new Set([
+  'sudo',
+  'su',
+  'doas',
+  'pkexec',
+  'env',
+  'curl',
+  'wget',
+  'nc',
+  'ncat',
+  'netcat',
+  'socat',
+  'telnet',
+  'ssh',
+]);
+// Launchers whose operands are another command line (`timeout 5 bash -c ...`), so
+// checking argv[0] alone would let a shell through; an MCP server is never one of them.
+const LAUNCHERS = new Set([
+  'timeout',
+  'nohup',
+  'nice',
+  'renice',
+  'ionice',
+  'setsid',
+  'stdbuf',
+  'unbuffer',
+  'chrt',
+  'taskset',
+  'numactl',
+  'xargs',
+  'parallel',
+  'busybox',
+  'toybox',
+  'find',
+  'time',
+  'watch',
+  'flock',
+  'chroot',
+  'unshare',
+  'nsenter',
+  'setpriv',
+  'runuser',
+  'sg',
+  'newgrp',
+  'systemd-run',
+  'script',
+  'strace',
+  'ltrace',
+  'gdb',
+  'valgrind',
+  'expect',
+  'screen',
+  'tmux',
+  'exec',
+  'command',
+  'eval',
+  'start',
+]);
+// Their first operand is a program (awk's `system()`, sed's `e` command run shell commands).
+const PROGRAM_TEXT_TOOLS = new Set(['awk', 'gawk', 'mawk', 'nawk', 'sed', 'gsed']);
 // Interpreters may run a script or a package, never an inline program.
 const INTERPRETERS = new Set([
   'node',
   'nodejs',
   'npx',
   'python',
-  'python2',
-  'python3',
+  'pypy',
   'ruby',
   'perl',
   'php',
   'deno',
   'bun',
   'lua',
+  'luajit',
   'rscript',
   'osascript',
 ]);
 const INLINE_FLAGS = new Set(['-c', '-e', '--eval', '-p', '--print', '-r', '--call', '-']);
+// Flags that take program text in one interpreter only (php -B/-R/-E, perl -E/-x).
+const INLINE_FLAGS_OF: Record<string, Set<string>> = {
+  php: new Set(['-B', '-R', '-E', '-F']),
+  perl: new Set(['-E', '-x']),
+};
+// Subcommands that take program text (`deno eval ...`).
+const INLINE_SUBCOMMANDS: Record<string, Set<string>> = { deno: new Set(['eval', 'repl']) };
 // Names that hold secrets, by decisions section 15; `*_KEY_ID` names an identifier, not a key.
 const SENSITIVE_NAME = /SECRET|TOKEN|PASSWORD|PASSWD|KEY|CREDENTIAL|AUTH/;
-// The service sets PATH itself; loader variables would let configuration inject code into any process.
-const RESERVED_ENV = /^(PATH|NODE_OPTIONS|LD_[A-Z_]*|DYLD_[A-Z_]*)$/;
+// The service sets PATH itself; loader and interpreter start-up variables would let configuration
+// inject code into the process; ALLOW_PRIVATE_NETWORK_TARGETS is the operator's switch, passed on by the service.
+const RESERVED_ENV = new RegExp(
+  '^(PATH|LD_[A-Z_]*|DYLD_[A-Z_]*|NODE_OPTIONS|NODE_PATH|BASH_ENV|ENV|PERL5OPT|PERL5LIB|PERLLIB|' +
+    'RUBYOPT|RUBYLIB|PYTHONPATH|PYTHONSTARTUP|PYTHONHOME|JAVA_TOOL_OPTIONS|_JAVA_OPTIONS|' +
+    'JDK_JAVA_OPTIONS|ALLOW_PRIVATE_NETWORK_TARGETS)$',
+);
 
 /** The executable's name as compared with the lists: no directory, lowercased, no Windows suffix. */
 export function executableName(command: string): string {
   return basename(command.replace(/\\/g, '/'))
     .toLowerCase()
     .replace(/\.(exe|cmd|bat|com)$/, '');
+}
+
+/** The program behind a versioned name (`python3.12`, `node20`, `perl5.36`): trailing version digits and dots removed. */
+export function programName(command: string): string {
+  const name = executableName(command);
+  return name.replace(/[-_]?[0-9][0-9.]*$/, '') || name;
 }
 
 export function checkCommandArgv(argv: unknown): FieldError[] {
@@ -77,28 +162,48 @@ export function checkCommandArgv(argv: unknown): FieldError[] {
       ];
     }
   }
-  const name = executableName(argv[0] as string);
-  if (SHELLS.has(name)) {
-    return [{ field: `${field}[0]`, message: `${field}[0] may not be a shell (${name}).` }];
-  }
-  if (DENIED.has(name)) {
-    return [{ field: `${field}[0]`, message: `${field}[0] names a denied executable (${name}).` }];
-  }
+  const args = argv as string[];
+  const refused = programProblem(args[0], `${field}[0]`);
+  if (refused) return [refused];
+  const name = programName(args[0]);
   if (INTERPRETERS.has(name)) {
-    const inline = (argv as string[]).slice(1).findIndex((arg) => isInlineFlag(arg));
+    const inline = args.slice(1).findIndex((arg, i) => isInline(name, arg, i === 0));
     if (inline >= 0) {
       const at = `${field}[${inline + 1}]`;
       return [{ field: at, message: `${at} would make ${name} run an inline program; give a script path.` }];
+    }
+    // npx runs the command it is given: that command obeys the same rules.
+    if (name === 'npx') {
+      const target = args.findIndex((arg, i) => i > 0 && !arg.startsWith('-'));
+      const launched = target > 0 ? programProblem(args[target], `${field}[${target}]`) : null;
+      if (launched) return [launched];
     }
   }
   return [];
 }
 
-function isInlineFlag(arg: string): boolean {
-  if (INLINE_FLAGS.has(arg)) return true;
+/** Why `command` may not be run as a provider's program, or null. */
+function programProblem(command: string, at: string): FieldError | null {
+  const name = programName(command);
+  if (SHELLS.has(name)) return { field: at, message: `${at} may not be a shell (${name}).` };
+  if (DENIED.has(name)) return { field: at, message: `${at} names a denied executable (${name}).` };
+  if (LAUNCHERS.has(name)) {
+    return { field: at, message: `${at} names a program launcher (${name}); give the server's own command.` };
+  }
+  if (PROGRAM_TEXT_TOOLS.has(name)) {
+    return { field: at, message: `${at} names a denied executable (${name}): it runs program text.` };
+  }
+  return null;
+}
+
+function isInline(name: string, arg: string, first: boolean): boolean {
+  if (INLINE_FLAGS.has(arg) || INLINE_FLAGS_OF[name]?.has(arg)) return true;
+  if (first && INLINE_SUBCOMMANDS[name]?.has(arg)) return true;
   if (/^--(eval|print|call)=/.test(arg)) return true;
-  // Bundled short flags such as `-ce` or `-pe`.
-  return /^-[a-zA-Z]*[cep][a-zA-Z]*$/.test(arg) && !arg.startsWith('--') && arg.length <= 4;
+  // Code in a data: URL (`node --import data:text/javascript,...`).
+  if (/^(--[a-z-]+=)?data:/i.test(arg)) return true;
+  // Bundled short flags such as `-ce`, `-pe` or perl's `-lane`.
+  return /^-[a-zA-Z0-9]*[cepE][a-zA-Z0-9]*$/.test(arg) && arg.length <= 6;
 }
 
 export function checkCwd(cwd: unknown): FieldError[] {
@@ -169,10 +274,16 @@ export function checkSecretEnvVar(
     return [{ field, message: `${field} may not name a variable the service controls.` }];
   }
   if (!credentialId) return [{ field, message: `${field} needs a credential_id.` }];
-  if (Object.hasOwn(env, secretEnvVar)) {
-    return [{ field, message: `${field} names a variable that env already sets.` }];
-  }
-  return [];
+  return checkSecretEnvCollision(secretEnvVar, env);
+}
+
+/** The secret's variable must not also be a plain `env` entry. */
+export function checkSecretEnvCollision(
+  secretEnvVar: string | null,
+  env: Record<string, string>,
+): FieldError[] {
+  if (secretEnvVar === null || !Object.hasOwn(env, secretEnvVar)) return [];
+  return [{ field: 'secret_env_var', message: 'secret_env_var names a variable that env already sets.' }];
 }
 
 /** A provider-level override of one tool's metadata. */

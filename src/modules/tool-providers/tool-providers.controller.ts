@@ -25,7 +25,7 @@ import { ToolDiscoveryService } from './tool-discovery.service';
 import { ToolProvidersService } from './tool-providers.service';
 
 const RULES =
-  'Provider rules answer 400 naming the field (`errors[]` lists each): slug pattern, kind other than `mcp_stdio`, `command_argv` of 1 to 20 items without shells or denied executables, a relative `cwd` without `..`, no sensitive `env` names, `secret_env_var` a variable name and required exactly with `credential_id`, `tool_overrides` entries. Wrong JSON types of the plain fields (name, description, is_active, credential_id) answer 422 like everywhere else.';
+  'Provider rules answer 400 naming the field (`errors[]` lists each): slug pattern, kind other than `mcp_stdio`, `command_argv` of 1 to 20 items without shells, program launchers, denied executables or inline programs, a relative `cwd` without `..`, no sensitive or service-controlled `env` names, `secret_env_var` a variable name and required exactly with `credential_id`, `tool_overrides` entries. Wrong JSON types of the plain fields (name, description, is_active, credential_id) answer 422 like everywhere else.';
 
 @ApiTags('Tool providers')
 @ApiExtraModels(ToolOverrideEntry)

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { EntityManager, In, Repository } from 'typeorm';
+import { EntityManager, In, QueryFailedError, Repository } from 'typeorm';
 import type { Actor } from '../../common/auth/actor';
 import { Conflict, FieldError, NotFound } from '../../common/errors/domain-error';
 import { Page } from '../../common/http/page.dto';
@@ -22,6 +22,7 @@ import {
   checkCommandArgv,
   checkCwd,
   checkEnv,
+  checkSecretEnvCollision,
   checkSecretEnvVar,
   checkToolOverrides,
   effectiveMetadata,
@@ -33,6 +34,12 @@ import { InvalidToolConfig } from './tool-providers.errors';
 import { ToolCounts, toProviderToolResponse, toToolProviderResponse } from './tool-providers.mapper';
 
 const MAX_SLUG = 64;
+const CREDENTIAL_FK = 'tool_providers_credential_fk';
+
+interface PgViolation {
+  code?: string;
+  constraint?: string;
+}
 
 /** Provider administration (superadmin): settings, their validation, counters and deletion. */
 @Injectable()
@@ -91,7 +98,7 @@ export class ToolProvidersService {
     });
     errors.push(...this.check(provider, dto, true));
     if (errors.length) throw new InvalidToolConfig(errors);
-    return this.tx.run(async (em) => {
+    return this.credentialGoneIsNotFound(provider.credentialId, async (em) => {
       await this.requireUsableCredential(em, provider.credentialId);
       if (await em.getRepository(ToolProvider).exists({ where: { slug: provider.slug } })) {
         throw new Conflict(`A tool provider with slug "${provider.slug}" already exists.`, 'slug_taken');
@@ -108,7 +115,7 @@ export class ToolProvidersService {
   }
 
   async update(actor: Actor, id: string, dto: UpdateToolProviderDto): Promise<ToolProviderResponse> {
-    const result = await this.tx.run(async (em) => {
+    const result = await this.credentialGoneIsNotFound(dto.credential_id ?? null, async (em) => {
       const provider = await this.require(em, id, true);
       const overridesChanged = dto.tool_overrides !== undefined;
       if (dto.name !== undefined) provider.name = dto.name;
@@ -193,13 +200,40 @@ export class ToolProvidersService {
     if (dto.cwd !== undefined) errors.push(...checkCwd(dto.cwd));
     if (dto.env !== undefined) errors.push(...checkEnv(dto.env));
     if (dto.tool_overrides !== undefined) errors.push(...checkToolOverrides(dto.tool_overrides));
+    // Deleting a credential leaves secret_env_var without one (readiness reports it): the pairing
+    // is checked only when either side changes, so the provider stays editable meanwhile.
+    const pairingChanged = creating || dto.credential_id !== undefined || dto.secret_env_var !== undefined;
     const secretEnvVar = provider.secretEnvVar as unknown;
     if (secretEnvVar !== null && typeof secretEnvVar !== 'string') {
       errors.push({ field: 'secret_env_var', message: 'secret_env_var must be a string or null.' });
-    } else if (!errors.some((e) => e.field.startsWith('env'))) {
+    } else if (errors.some((e) => e.field.startsWith('env'))) {
+      return errors;
+    } else if (pairingChanged) {
       errors.push(...checkSecretEnvVar(provider.secretEnvVar, provider.credentialId, provider.env ?? {}));
+    } else if (dto.env !== undefined) {
+      errors.push(...checkSecretEnvCollision(provider.secretEnvVar, provider.env ?? {}));
     }
     return errors;
+  }
+
+  /**
+   * Runs `work` in a transaction, answering 404 for the credential when it was
+   * deleted between `requireUsableCredential` and the write (the foreign key
+   * refuses the row), as the check itself would have.
+   */
+  private async credentialGoneIsNotFound<T>(
+    credentialId: string | null,
+    work: (em: EntityManager) => Promise<T>,
+  ): Promise<T> {
+    try {
+      return await this.tx.run(work);
+    } catch (error) {
+      const pg = error instanceof QueryFailedError ? (error.driverError as PgViolation) : null;
+      if (credentialId && pg?.code === '23503' && pg.constraint === CREDENTIAL_FK) {
+        throw new NotFound('credential', credentialId);
+      }
+      throw error;
+    }
   }
 
   /** 404 for a credential that does not exist; 400 for an inactive one (a setting that cannot work). */

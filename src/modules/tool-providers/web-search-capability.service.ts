@@ -151,6 +151,13 @@ interface Readied {
   at: number;
 }
 
+/**
+ * `live`: everything checked now, with a health probe (diagnostics);
+ * `cached`: before a call, reusing a recent passed probe and executable
+ * lookup; `static`: no probe, so no process is started or contacted.
+ */
+type ReadinessMode = 'live' | 'cached' | 'static';
+
 /** How long a readiness check stands in for the call's own lookup. */
 const READIED_REUSE_MS = 5_000;
 
@@ -181,7 +188,7 @@ export class WebSearchCapabilityService {
 
   /** The binding and every reason it fails closed, with a live health probe. */
   async get(spaceId: string): Promise<WebSearchBindingResponse> {
-    return this.response(await this.readiness(await this.findBound(spaceId), false));
+    return this.response(await this.readiness(await this.findBound(spaceId), 'live'));
   }
 
   async put(actor: Actor, space: SpaceRef, providerToolId: string): Promise<WebSearchBindingResponse> {
@@ -246,21 +253,27 @@ export class WebSearchCapabilityService {
 
   /** The space's bound web_search tool when healthy; otherwise a DomainError (409) whose detail lists the readiness errors. */
   async requireReady(spaceId: string): Promise<ReadyWebSearch> {
-    return this.requireReadyBound(await this.findBound(spaceId));
+    return this.requireReadyBound(await this.findBound(spaceId), 'cached');
   }
 
   /**
    * The same check for a binding row the caller read itself (with
    * `boundWebSearchSql`, in a statement that reads more): no query of its
    * own while the provider's last health probe and executable lookup are
-   * recent.
+   * recent. With `probe: false` it checks only what needs no process (the
+   * binding, provider, credential, executable, discovery, schema and
+   * availability) and starts or contacts nothing: for a search that may not
+   * call the provider yet (no consent); its answer is not for `call`.
    */
-  async requireReadyFrom(row: BoundWebSearchRow | undefined): Promise<ReadyWebSearch> {
-    return this.requireReadyBound(boundFromRow(row));
+  async requireReadyFrom(
+    row: BoundWebSearchRow | undefined,
+    { probe }: { probe: boolean } = { probe: true },
+  ): Promise<ReadyWebSearch> {
+    return this.requireReadyBound(boundFromRow(row), probe ? 'cached' : 'static');
   }
 
-  private async requireReadyBound(found: Bound | null): Promise<ReadyWebSearch> {
-    const { bound, errors, spec } = await this.readiness(found, true);
+  private async requireReadyBound(found: Bound | null, mode: ReadinessMode): Promise<ReadyWebSearch> {
+    const { bound, errors, spec } = await this.readiness(found, mode);
     if (!bound || !spec || errors.length) throw new CapabilityNotReady(errors);
     const ready: ReadyWebSearch = {
       bindingId: bound.bindingId,
@@ -268,7 +281,7 @@ export class WebSearchCapabilityService {
       providerToolId: bound.tool.id,
       namespacedName: namespacedName(bound.provider.slug, bound.tool.toolName),
     };
-    this.readied.set(ready, { toolName: bound.tool.toolName, spec, at: Date.now() });
+    if (mode !== 'static') this.readied.set(ready, { toolName: bound.tool.toolName, spec, at: Date.now() });
     return ready;
   }
 
@@ -325,8 +338,7 @@ export class WebSearchCapabilityService {
     return { toolName: tool.toolName, spec };
   }
 
-  /** `cached`: before a call (a recent passed probe and executable lookup are reused); else all live. */
-  private async readiness(bound: Bound | null, cached: boolean): Promise<Readiness> {
+  private async readiness(bound: Bound | null, mode: ReadinessMode): Promise<Readiness> {
     if (!bound)
       return {
         bound: null,
@@ -339,7 +351,7 @@ export class WebSearchCapabilityService {
     const { spec, problems } = await this.runtime.prepare(
       provider,
       this.bindings.manager,
-      cached ? 'cached' : 'fresh',
+      mode === 'live' ? 'fresh' : 'cached',
       credential,
     );
     errors.push(...problems.map((p) => `${p.code}: ${p.message}`));
@@ -357,9 +369,9 @@ export class WebSearchCapabilityService {
     }
     let checkedAt: Date | null = null;
     // A process that cannot start for a reason listed above is not probed.
-    if (spec && !problems.length) {
+    if (mode !== 'static' && spec && !problems.length) {
       checkedAt = new Date();
-      const probeError = await this.probe(spec, tool.toolName, cached);
+      const probeError = await this.probe(spec, tool.toolName, mode === 'cached');
       if (probeError) errors.push(`health_probe_failed: ${probeError}`);
     }
     return { bound, errors, checkedAt, spec };

@@ -57,6 +57,7 @@ describe('WebSearchCapabilityService health probes before calls', () => {
   let now: number;
   let listed: Array<() => Promise<Array<{ name: string }>>>;
   let probes: number;
+  let sessionsAsked: number;
   let callTool: jest.Mock;
   let service: WebSearchCapabilityService;
 
@@ -68,6 +69,7 @@ describe('WebSearchCapabilityService health probes before calls', () => {
     jest.spyOn(Date, 'now').mockImplementation(() => now);
     listed = [];
     probes = 0;
+    sessionsAsked = 0;
     callTool = jest.fn();
     const session = {
       listAllTools: () => {
@@ -79,7 +81,12 @@ describe('WebSearchCapabilityService health probes before calls', () => {
     } as unknown as McpProcess;
     const config = { toolProviders: { healthTimeoutMs: 1_000, callTimeoutMs: 1_000 } } as AppConfig;
     const runtime = { prepare: async () => ({ spec, problems: [] }) } as unknown as ProviderRuntime;
-    const sessions = { session: async () => session } as unknown as McpSessionPool;
+    const sessions = {
+      session: async () => {
+        sessionsAsked++;
+        return session;
+      },
+    } as unknown as McpSessionPool;
     service = new WebSearchCapabilityService(
       config,
       { manager: {} } as Repository<CapabilityBinding>,
@@ -95,6 +102,23 @@ describe('WebSearchCapabilityService health probes before calls', () => {
   });
 
   afterEach(() => jest.restoreAllMocks());
+
+  it('without a probe, starts and contacts nothing and still refuses what it can see', async () => {
+    await expect(service.requireReadyFrom(row, { probe: false })).resolves.toMatchObject({
+      bindingId: 'binding-1',
+    });
+    await expect(
+      service.requireReadyFrom({ ...row, available: false, last_error: 'boom' }, { probe: false }),
+    ).rejects.toMatchObject({
+      status: 409,
+      readinessErrors: [
+        expect.stringMatching(/^discovery_failed/),
+        expect.stringMatching(/^tool_unavailable/),
+      ],
+    });
+    expect(probes).toBe(0);
+    expect(sessionsAsked).toBe(0);
+  });
 
   it('lets a passed probe stand for 30 s, renewing it once in the background after 20 s', async () => {
     await service.requireReadyFrom(row);

@@ -5,17 +5,19 @@
 //   MCP_TEST_TOOL_COUNT  extra filler tools, named filler_0001...
 //   MCP_TEST_PAGE_SIZE   tools per tools/list page (default 50), so clients must follow cursors
 //   MCP_TEST_ENV_DUMP    a file this server writes its whole environment to (JSON) at start
+//   MCP_TEST_START_LOG   a file this server appends a line (its pid) to at start, to count starts
 //   MCP_TEST_FAIL_FILE   while this file exists, every request makes the server exit at once
 //   MCP_TEST_SEARCH_DELAY_MS  how long web_search takes
 //   MCP_TEST_LEAK_VAR    tools/list fails with an error quoting this variable's value, which also
 //                        goes to stderr (a careless server)
-import { existsSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, writeFileSync } from 'node:fs';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 
 const env = process.env;
 if (env.MCP_TEST_ENV_DUMP) writeFileSync(env.MCP_TEST_ENV_DUMP, JSON.stringify(env));
+if (env.MCP_TEST_START_LOG) appendFileSync(env.MCP_TEST_START_LOG, `${process.pid}\n`);
 const toolset = env.MCP_TEST_TOOLSET ?? 'v1';
 const pageSize = Number(env.MCP_TEST_PAGE_SIZE ?? 50);
 const searchDelay = Number(env.MCP_TEST_SEARCH_DELAY_MS ?? 0);

@@ -39,7 +39,7 @@ class ProviderCommandFields {
     maxItems: 20,
     example: ['node', 'tools/search-server.mjs'],
     description:
-      "The program and its arguments, run without a shell. Shells, `sudo`, `su`, `env`, `curl`, `wget`, `nc`, `ssh` are refused (compared by the executable's base name, so `/bin/bash` too), as is an interpreter given an inline program (`-c`, `-e`, `--eval`, `-p`, `--print`, `-r`, `-`); `node` with a script path and `npx` with a package are allowed. 400 when refused.",
+      "The program and its arguments, run without a shell. Shells, `sudo`, `su`, `env`, `curl`, `wget`, `nc`, `ssh`, awk and sed, and program launchers (`timeout`, `nohup`, `nice`, `ionice`, `setsid`, `stdbuf`, `chrt`, `taskset`, `xargs`, `busybox`, `find`, ...) are refused, compared by the executable's base name without a version suffix (so `/bin/bash`, `python3.12` and `node20` are matched too), as is an interpreter given an inline program (`-c`, `-e`, `-E`, `--eval`, `-p`, `--print`, `-r`, `-`, php's `-B`/`-R`, a `data:` URL); what `npx` runs obeys the same rules. `node` with a script path and `npx` with a package are allowed. 400 when refused.",
   })
   command_argv?: unknown;
 
@@ -58,7 +58,7 @@ class ProviderCommandFields {
     type: 'object',
     additionalProperties: { type: 'string' },
     description:
-      'Non-secret variables for the process; with `PATH` and the secret variable they are its whole environment. Names containing SECRET, TOKEN, PASSWORD, PASSWD, KEY (but `*_KEY_ID`), CREDENTIAL or AUTH, `AWS_*` and `DATABASE_URL` are refused, as are PATH, NODE_OPTIONS, LD_* and DYLD_* (400).',
+      'Non-secret variables for the process; with `PATH` and the secret variable they are its whole environment. Names containing SECRET, TOKEN, PASSWORD, PASSWD, KEY (but `*_KEY_ID`), CREDENTIAL or AUTH, `AWS_*` and `DATABASE_URL` are refused, as are the variables the service controls: PATH, `ALLOW_PRIVATE_NETWORK_TARGETS` (passed on from the operator setting), and those that load code into a process or interpreter (LD_*, DYLD_*, NODE_OPTIONS, NODE_PATH, BASH_ENV, ENV, PERL5OPT, PERL5LIB, PERLLIB, RUBYOPT, RUBYLIB, PYTHONPATH, PYTHONSTARTUP, PYTHONHOME, JAVA_TOOL_OPTIONS, _JAVA_OPTIONS, JDK_JAVA_OPTIONS) (400).',
   })
   env?: unknown;
 
