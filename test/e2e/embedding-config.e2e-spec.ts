@@ -50,6 +50,20 @@ describe('embedding configuration over HTTP (local provider server through TRUST
     });
   const productCount = async () =>
     Number((await dbQuery<{ n: string }>(`SELECT count(*) AS n FROM products`))[0].n);
+  /** Other suites' published standards pages (same database) set aside: products are then all there is to index. */
+  const withoutPublishedPages = async (work: () => Promise<void>) => {
+    const hidden = await dbQuery<{ id: string }>(
+      `UPDATE standard_pages SET status = 'draft' WHERE status = 'published' RETURNING id`,
+    );
+    try {
+      await work();
+    } finally {
+      await dbQuery(`UPDATE standard_pages SET status = 'published' WHERE id = ANY($1::uuid[])`, [
+        hidden.map((row) => row.id),
+      ]);
+    }
+  };
+  const configStatus = async () => (await admin.get('/')).body.status as string;
 
   beforeAll(async () => {
     provider = await startEmbeddingProviderServer();
@@ -342,7 +356,7 @@ describe('embedding configuration over HTTP (local provider server through TRUST
   });
 
   describe('reindexing', () => {
-    it('reindexes every product in bounded batches to the end, and returns the configuration to active', async () => {
+    it('reindexes every product in bounded batches to the end; without published standards pages, products alone make the configuration active', async () => {
       const names = Array.from({ length: 9 }, (_, i) => `Reindex product ${i} ${randomUUID().slice(0, 6)}`);
       for (const name of names) await createProduct(t.http, root, space, { name });
       await settle();
@@ -352,10 +366,12 @@ describe('embedding configuration over HTTP (local provider server through TRUST
       expect(await dbQuery(`SELECT 1 FROM item_embeddings`)).toEqual([]);
 
       const total = await productCount();
-      const res = await admin.post('/reindex-products');
-      expect(res.status).toBe(200);
-      expect(res.body).toEqual({ message: expect.stringMatching(/reindex-status/), total });
-      await settle();
+      await withoutPublishedPages(async () => {
+        const res = await admin.post('/reindex-products');
+        expect(res.status).toBe(200);
+        expect(res.body).toEqual({ message: expect.stringMatching(/reindex-status/), total });
+        await settle();
+      });
 
       const status = await admin.get('/reindex-status');
       expect(status.body).toMatchObject({
@@ -440,8 +456,14 @@ describe('embedding configuration over HTTP (local provider server through TRUST
 
     it('rebuilds on a change of dimensions: vectors of the old size are dropped, never mixed', async () => {
       await configure({ provider: 'local', dimensions: 40 });
+      await t.http
+        .post(`${API}/spaces/${space.slug}/standards`)
+        .set(bearer(root))
+        .send({ title: 'Dimension change standard', status: 'published' });
       await admin.post('/reindex-products');
+      await admin.post('/reindex-standard-items');
       await settle();
+      expect(await configStatus()).toBe('active');
       expect(
         (await dbQuery<{ d: number }>(`SELECT DISTINCT dimensions AS d FROM item_embeddings`)).map(
           (r) => r.d,
@@ -456,6 +478,14 @@ describe('embedding configuration over HTTP (local provider server through TRUST
         );
         expect(indexes.map((i) => i.indexname)).toEqual(['item_embeddings_hnsw_56']);
       }
+      // The standards pages alone are not the whole index: products lost their vectors too.
+      await admin.post('/reindex-standard-items');
+      await settle();
+      expect((await admin.get('/reindex-status')).body.runs).toEqual([
+        expect.objectContaining({ item_type: 'product', state: 'succeeded' }),
+        expect.objectContaining({ item_type: 'standard_page', state: 'succeeded' }),
+      ]);
+      expect(await configStatus()).toBe('pending_reindex');
       await admin.post('/reindex-products');
       await settle();
       expect(
@@ -463,7 +493,25 @@ describe('embedding configuration over HTTP (local provider server through TRUST
           (r) => r.d,
         ),
       ).toEqual([56]);
-      expect((await admin.get('/')).body.status).toBe('active');
+      expect(await configStatus()).toBe('active');
+    });
+
+    it('ends failed when the other type failed with the same configuration, whatever this run did', async () => {
+      await t.http
+        .post(`${API}/spaces/${space.slug}/standards`)
+        .set(bearer(root))
+        .send({ title: 'Failing standard', status: 'published' });
+      await hosted('openai');
+      provider.respondWith({ status: 400, error: 'input too long' });
+      await admin.post('/reindex-standard-items');
+      await settle();
+      expect(await configStatus()).toBe('failed');
+      provider.respondWith({});
+      await admin.post('/reindex-products');
+      await settle();
+      const { runs } = (await admin.get('/reindex-status')).body;
+      expect(runs.map((r: { state: string }) => r.state)).toEqual(['succeeded', 'failed']);
+      expect(await configStatus()).toBe('failed');
     });
   });
 });

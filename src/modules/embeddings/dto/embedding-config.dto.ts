@@ -125,7 +125,8 @@ export class EmbeddingConfigResponse {
     enumName: 'EmbeddingStatus',
     description:
       '`pending_reindex` after a change of provider, model or dimensions (or a new configuration that embeds differently), ' +
-      'until a reindex succeeds (`active`) or fails (`failed`). The environment configuration is always `active`.',
+      'until a reindex of products and one of standards pages (unless none is published) succeed (`active`), or one ' +
+      'fails (`failed`). The environment configuration is always `active`.',
   })
   status: string;
 
