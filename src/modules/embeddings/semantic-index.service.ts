@@ -51,11 +51,23 @@ export class SemanticIndexService implements OnApplicationBootstrap {
     return this.nearestWith(await this.configs.effective(), query);
   }
 
-  /** The nearest items to a text, with one read of the configuration; null as for embedQuery. */
+  /**
+   * The nearest items to a text, with one read of the configuration; null as
+   * for embedQuery, and when the vector store fails (search then falls back
+   * to keyword, as for a failing provider).
+   */
   async nearestTo(text: string, query: NearestItemsQuery): Promise<SemanticHit[] | null> {
     const config = await this.configs.effective();
     const vector = await this.embedWith(config, text);
-    return vector ? this.nearestWith(config, { ...query, vector }) : null;
+    if (!vector) return null;
+    try {
+      return await this.nearestWith(config, { ...query, vector });
+    } catch (error) {
+      this.logger.warn(
+        `Nearest-neighbour query failed: ${error instanceof Error ? error.message : String(error)}`,
+      );
+      return null;
+    }
   }
 
   private async embedWith(config: EffectiveEmbeddingConfig, text: string): Promise<number[] | null> {

@@ -32,6 +32,8 @@ export interface NearestRow {
 }
 
 const HNSW_PREFIX = 'item_embeddings_hnsw_';
+/** `hnsw.iterative_scan` exists from pgvector 0.8; setting it on an older one is an error. */
+const ITERATIVE_SCAN_SINCE = '0.8.0';
 /**
  * Without pgvector: candidates scored exactly beyond the `limit` the memory
  * index guarantees, should many approximate scores nearly tie.
@@ -56,6 +58,7 @@ const SOURCE_EXISTS: Record<SemanticItemType, string> = {
 export class VectorStore implements OnModuleInit {
   private readonly logger = new Logger(VectorStore.name);
   private detected: VectorStoreMode = 'real_array';
+  private iterativeScan = false;
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
@@ -82,6 +85,17 @@ export class VectorStore implements OnModuleInit {
             'semantic search computes exact cosine over real[] vectors.',
         );
       }
+    }
+    if (this.detected !== 'pgvector') return;
+    const [{ extversion }] = (await this.dataSource.query(
+      `SELECT extversion FROM pg_extension WHERE extname = 'vector'`,
+    )) as { extversion: string }[];
+    this.iterativeScan = versionAtLeast(extversion, ITERATIVE_SCAN_SINCE);
+    if (!this.iterativeScan) {
+      this.logger.warn(
+        `pgvector ${extversion} has no iterative index scans (0.8 or later): a nearest query filtered by ` +
+          'space or type may answer fewer items than asked for.',
+      );
     }
   }
 
@@ -212,7 +226,7 @@ export class VectorStore implements OnModuleInit {
         ORDER BY distance, item_id`;
       return this.dataSource.transaction(async (em) => {
         // Filters after an index scan could leave fewer than `limit` rows: let the scan continue.
-        await em.query(`SET LOCAL hnsw.iterative_scan = relaxed_order`);
+        if (this.iterativeScan) await em.query(`SET LOCAL hnsw.iterative_scan = relaxed_order`);
         await em.query(`SET LOCAL hnsw.ef_search = ${Math.max(40, Math.min(1000, limit * 2))}`);
         return toRows(await em.query(sql, params));
       });
@@ -255,4 +269,16 @@ function checkedDimensions(dimensions: number): number {
     throw new Error(`Invalid vector size ${dimensions}.`);
   }
   return dimensions;
+}
+
+/** Whether a dotted version (`0.7.4`, `0.8.0`) is at least `minimum`; missing parts count as 0. */
+export function versionAtLeast(version: string, minimum: string): boolean {
+  const parts = (text: string) => text.split('.').map((part) => parseInt(part, 10) || 0);
+  const have = parts(version);
+  const want = parts(minimum);
+  for (let i = 0; i < Math.max(have.length, want.length); i++) {
+    const diff = (have[i] ?? 0) - (want[i] ?? 0);
+    if (diff) return diff > 0;
+  }
+  return true;
 }
