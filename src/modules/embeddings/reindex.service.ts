@@ -9,7 +9,7 @@ import { AuditService } from '../../platform/audit/audit.service';
 import { JobRunner } from '../../platform/jobs/job-runner.service';
 import { ReindexResponse, ReindexRunResponse, ReindexStatusResponse } from './dto/embedding-config.dto';
 import { EmbeddingConfigService } from './embedding-config.service';
-import { currentScope, fingerprintOf } from './embedding-config.types';
+import { currentScope, fingerprintOf, producerOf } from './embedding-config.types';
 import { EmbeddingReindexRun } from './entities/embedding-reindex-run.entity';
 import { SEMANTIC_ITEM_TYPES } from './entities/item-embedding.entity';
 import { EmbeddingFailure } from './providers/embedder.service';
@@ -186,14 +186,7 @@ export class ReindexService implements OnModuleInit {
       }
       const last = items[items.length - 1].id;
       await this.tx.run(async (em) => {
-        if (prepared)
-          await this.store.upsert(
-            em,
-            payload.item_type,
-            config.dimensions,
-            config.indexVersion,
-            prepared.vectors,
-          );
+        if (prepared) await this.store.upsert(em, payload.item_type, producerOf(config), prepared.vectors);
         // Fenced on the run id: a stale worker whose run was replaced writes nothing.
         await em.query(
           `UPDATE embedding_reindex_runs SET cursor = $3, done = done + $4, failed = failed + $5, last_error = COALESCE($6, last_error)
