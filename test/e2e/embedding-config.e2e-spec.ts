@@ -13,6 +13,7 @@ import {
   TestUser,
 } from '../support/factories';
 import { expectProblem, invalidFields } from '../support/problem';
+import { eventually } from '../support/server-process';
 
 const API = '/api/v1.0';
 const KEY = 'sk-embed-suite-key-abcdefghijklmnop';
@@ -219,6 +220,11 @@ describe('embedding configuration over HTTP (local provider server through TRUST
     expect(res.body).toMatchObject({ status: 'pending_reindex', api_key_set: true });
     res = await admin.patch({ api_key: null });
     expect(res.body.api_key_set).toBe(false);
+    // A new key embeds the same way: an active configuration stays active, its vectors kept.
+    await dbQuery(`UPDATE embedding_configs SET status = 'active'`);
+    res = await admin.patch({ api_key: 'rotated-key-789' });
+    expect(res.body).toMatchObject({ status: 'active', api_key_set: true });
+    expect((await admin.get('/')).body.status).toBe('active');
   });
 
   it('deletes with 204, then falls back to the environment; a second delete is 404', async () => {
@@ -405,6 +411,36 @@ describe('embedding configuration over HTTP (local provider server through TRUST
       expect((await admin.get('/reindex-status')).body).toMatchObject({ state: 'succeeded', done: total });
       expect(provider.requests).toHaveLength(0);
       // Two whole reindexes: HNSW inserts run in WASM on the embedded database.
+    }, 120_000);
+
+    it('shows the progress of a run under way on reindex-status', async () => {
+      for (let i = 0; i < 9; i++) await createProduct(t.http, root, space, { name: `Progress ${i}` });
+      await settle();
+      await hosted('openai');
+      // Batches of 4 at 300 ms each: the run stays under way across several polls.
+      provider.respondWith({ delayMs: 300 });
+      const { total } = (await admin.post('/reindex-products')).body;
+      const productRun = (body: { runs: Array<{ item_type: string; done: number }> }) =>
+        body.runs.find((run) => run.item_type === 'product')!;
+      const progress = await eventually('a batch committed', async () => {
+        const body = (await admin.get('/reindex-status')).body;
+        return productRun(body).done > 0 ? body : undefined;
+      });
+      expect(progress).toMatchObject({
+        state: 'running',
+        started_at: expect.stringMatching(/Z$/),
+        finished_at: null,
+      });
+      expect(progress.done).toBeLessThan(progress.total);
+      const run = productRun(progress);
+      expect(run).toMatchObject({ state: 'running', total, failed: 0, finished_at: null });
+      expect(run.done).toBeGreaterThan(0);
+      expect(run.done).toBeLessThan(total);
+      provider.respondWith({});
+      await settle();
+      const finished = (await admin.get('/reindex-status')).body;
+      expect(finished.finished_at).toMatch(/Z$/);
+      expect(productRun(finished)).toMatchObject({ state: 'succeeded', done: total });
     }, 120_000);
 
     it('reindexes published standards pages only', async () => {
