@@ -13,6 +13,7 @@ import {
   TestUser,
 } from '../support/factories';
 import { expectProblem, invalidFields } from '../support/problem';
+import { eventually } from '../support/server-process';
 
 const API = '/api/v1.0';
 const KEY = 'sk-embed-suite-key-abcdefghijklmnop';
@@ -50,6 +51,20 @@ describe('embedding configuration over HTTP (local provider server through TRUST
     });
   const productCount = async () =>
     Number((await dbQuery<{ n: string }>(`SELECT count(*) AS n FROM products`))[0].n);
+  /** Other suites' published standards pages (same database) set aside: products are then all there is to index. */
+  const withoutPublishedPages = async (work: () => Promise<void>) => {
+    const hidden = await dbQuery<{ id: string }>(
+      `UPDATE standard_pages SET status = 'draft' WHERE status = 'published' RETURNING id`,
+    );
+    try {
+      await work();
+    } finally {
+      await dbQuery(`UPDATE standard_pages SET status = 'published' WHERE id = ANY($1::uuid[])`, [
+        hidden.map((row) => row.id),
+      ]);
+    }
+  };
+  const configStatus = async () => (await admin.get('/')).body.status as string;
 
   beforeAll(async () => {
     provider = await startEmbeddingProviderServer();
@@ -128,6 +143,16 @@ describe('embedding configuration over HTTP (local provider server through TRUST
       'https://169.254.169.254/latest',
       'https://[::1]/',
       'https://localhost/v1',
+      'https://metadata.google.internal/computeMetadata/v1',
+      'http://metadata/computeMetadata/v1',
+      'https://metadata.goog/',
+      'https://instance-data/latest',
+      'https://instance-data.ec2.internal/latest',
+      'https://[fe80::1]/',
+      'https://[fe80::a9fe:a9fe]/latest',
+      'https://[fd00:ec2::254]/latest',
+      'https://[::ffff:169.254.169.254]/latest',
+      'https://100.100.100.200/latest',
       'https://user:pass@api.example.com',
       'not a url',
     ];
@@ -205,6 +230,11 @@ describe('embedding configuration over HTTP (local provider server through TRUST
     expect(res.body).toMatchObject({ status: 'pending_reindex', api_key_set: true });
     res = await admin.patch({ api_key: null });
     expect(res.body.api_key_set).toBe(false);
+    // A new key embeds the same way: an active configuration stays active, its vectors kept.
+    await dbQuery(`UPDATE embedding_configs SET status = 'active'`);
+    res = await admin.patch({ api_key: 'rotated-key-789' });
+    expect(res.body).toMatchObject({ status: 'active', api_key_set: true });
+    expect((await admin.get('/')).body.status).toBe('active');
   });
 
   it('deletes with 204, then falls back to the environment; a second delete is 404', async () => {
@@ -342,7 +372,7 @@ describe('embedding configuration over HTTP (local provider server through TRUST
   });
 
   describe('reindexing', () => {
-    it('reindexes every product in bounded batches to the end, and returns the configuration to active', async () => {
+    it('reindexes every product in bounded batches to the end; without published standards pages, products alone make the configuration active', async () => {
       const names = Array.from({ length: 9 }, (_, i) => `Reindex product ${i} ${randomUUID().slice(0, 6)}`);
       for (const name of names) await createProduct(t.http, root, space, { name });
       await settle();
@@ -352,10 +382,12 @@ describe('embedding configuration over HTTP (local provider server through TRUST
       expect(await dbQuery(`SELECT 1 FROM item_embeddings`)).toEqual([]);
 
       const total = await productCount();
-      const res = await admin.post('/reindex-products');
-      expect(res.status).toBe(200);
-      expect(res.body).toEqual({ message: expect.stringMatching(/reindex-status/), total });
-      await settle();
+      await withoutPublishedPages(async () => {
+        const res = await admin.post('/reindex-products');
+        expect(res.status).toBe(200);
+        expect(res.body).toEqual({ message: expect.stringMatching(/reindex-status/), total });
+        await settle();
+      });
 
       const status = await admin.get('/reindex-status');
       expect(status.body).toMatchObject({
@@ -389,6 +421,36 @@ describe('embedding configuration over HTTP (local provider server through TRUST
       expect((await admin.get('/reindex-status')).body).toMatchObject({ state: 'succeeded', done: total });
       expect(provider.requests).toHaveLength(0);
       // Two whole reindexes: HNSW inserts run in WASM on the embedded database.
+    }, 120_000);
+
+    it('shows the progress of a run under way on reindex-status', async () => {
+      for (let i = 0; i < 9; i++) await createProduct(t.http, root, space, { name: `Progress ${i}` });
+      await settle();
+      await hosted('openai');
+      // Batches of 4 at 300 ms each: the run stays under way across several polls.
+      provider.respondWith({ delayMs: 300 });
+      const { total } = (await admin.post('/reindex-products')).body;
+      const productRun = (body: { runs: Array<{ item_type: string; done: number }> }) =>
+        body.runs.find((run) => run.item_type === 'product')!;
+      const progress = await eventually('a batch committed', async () => {
+        const body = (await admin.get('/reindex-status')).body;
+        return productRun(body).done > 0 ? body : undefined;
+      });
+      expect(progress).toMatchObject({
+        state: 'running',
+        started_at: expect.stringMatching(/Z$/),
+        finished_at: null,
+      });
+      expect(progress.done).toBeLessThan(progress.total);
+      const run = productRun(progress);
+      expect(run).toMatchObject({ state: 'running', total, failed: 0, finished_at: null });
+      expect(run.done).toBeGreaterThan(0);
+      expect(run.done).toBeLessThan(total);
+      provider.respondWith({});
+      await settle();
+      const finished = (await admin.get('/reindex-status')).body;
+      expect(finished.finished_at).toMatch(/Z$/);
+      expect(productRun(finished)).toMatchObject({ state: 'succeeded', done: total });
     }, 120_000);
 
     it('reindexes published standards pages only', async () => {
@@ -440,8 +502,14 @@ describe('embedding configuration over HTTP (local provider server through TRUST
 
     it('rebuilds on a change of dimensions: vectors of the old size are dropped, never mixed', async () => {
       await configure({ provider: 'local', dimensions: 40 });
+      await t.http
+        .post(`${API}/spaces/${space.slug}/standards`)
+        .set(bearer(root))
+        .send({ title: 'Dimension change standard', status: 'published' });
       await admin.post('/reindex-products');
+      await admin.post('/reindex-standard-items');
       await settle();
+      expect(await configStatus()).toBe('active');
       expect(
         (await dbQuery<{ d: number }>(`SELECT DISTINCT dimensions AS d FROM item_embeddings`)).map(
           (r) => r.d,
@@ -456,6 +524,14 @@ describe('embedding configuration over HTTP (local provider server through TRUST
         );
         expect(indexes.map((i) => i.indexname)).toEqual(['item_embeddings_hnsw_56']);
       }
+      // The standards pages alone are not the whole index: products lost their vectors too.
+      await admin.post('/reindex-standard-items');
+      await settle();
+      expect((await admin.get('/reindex-status')).body.runs).toEqual([
+        expect.objectContaining({ item_type: 'product', state: 'succeeded' }),
+        expect.objectContaining({ item_type: 'standard_page', state: 'succeeded' }),
+      ]);
+      expect(await configStatus()).toBe('pending_reindex');
       await admin.post('/reindex-products');
       await settle();
       expect(
@@ -463,7 +539,25 @@ describe('embedding configuration over HTTP (local provider server through TRUST
           (r) => r.d,
         ),
       ).toEqual([56]);
-      expect((await admin.get('/')).body.status).toBe('active');
+      expect(await configStatus()).toBe('active');
+    });
+
+    it('ends failed when the other type failed with the same configuration, whatever this run did', async () => {
+      await t.http
+        .post(`${API}/spaces/${space.slug}/standards`)
+        .set(bearer(root))
+        .send({ title: 'Failing standard', status: 'published' });
+      await hosted('openai');
+      provider.respondWith({ status: 400, error: 'input too long' });
+      await admin.post('/reindex-standard-items');
+      await settle();
+      expect(await configStatus()).toBe('failed');
+      provider.respondWith({});
+      await admin.post('/reindex-products');
+      await settle();
+      const { runs } = (await admin.get('/reindex-status')).body;
+      expect(runs.map((r: { state: string }) => r.state)).toEqual(['succeeded', 'failed']);
+      expect(await configStatus()).toBe('failed');
     });
   });
 });

@@ -239,6 +239,22 @@ describe('POST /search', () => {
       expect(res.body).toEqual({ items: expect.any(Array), total: expect.any(Number) });
     });
 
+    it('answers 20 items when no limit is given', async () => {
+      const lee = await createUser(t.http, { first_name: 'Lee' });
+      const space = await createSpace(t.http, lee);
+      const many = word();
+      await t.app
+        .get(DataSource)
+        .query(
+          `INSERT INTO products (space_id, name) SELECT $1, $2 || ' item ' || g FROM generate_series(1, 25) g`,
+          [space.id, many],
+        );
+      const keyword = await found(lee, { query: many, mode: 'keyword' });
+      expect(keyword.items).toHaveLength(20);
+      expect(keyword.total).toBe(25);
+      expect((await found(lee, { query: many })).items).toHaveLength(20);
+    });
+
     it('answers nothing for a query without words', async () => {
       expect(await found(alice, { query: '!!! ---', mode: 'keyword' })).toEqual({ items: [], total: 0 });
     });
@@ -487,6 +503,28 @@ describe('POST /search', () => {
           `standard_page:${ids.page}`,
         ].sort(),
       );
+    });
+  });
+
+  describe('when the vector store fails', () => {
+    let fay: TestUser;
+    beforeAll(async () => {
+      fay = await createUser(t.http, { first_name: 'Fay' });
+      await addMember(t.http, alice, a, fay, 'viewer');
+    });
+
+    it('semantic answers no items and hybrid answers exactly what keyword answers (never a 500)', async () => {
+      const db = t.app.get(DataSource);
+      const keyword = await found(fay, { query: w, mode: 'keyword' });
+      // Every statement on the vectors fails while the table is away.
+      await db.query(`ALTER TABLE item_embeddings RENAME TO item_embeddings_away`);
+      try {
+        expect(await found(fay, { query: w, mode: 'semantic' })).toEqual({ items: [], total: 0 });
+        expect(await found(fay, { query: w, mode: 'hybrid' })).toEqual(keyword);
+      } finally {
+        await db.query(`ALTER TABLE item_embeddings_away RENAME TO item_embeddings`);
+      }
+      expect((await found(fay, { query: w, mode: 'semantic' })).items.length).toBeGreaterThan(0);
     });
   });
 

@@ -1,4 +1,5 @@
 import { SemanticIndexService, SemanticItemType } from '../../src/modules/embeddings/semantic-index.service';
+import { SemanticIndexer } from '../../src/modules/embeddings/semantic-indexer.service';
 import { JobRunner } from '../../src/platform/jobs/job-runner.service';
 import { OutboxDispatcher } from '../../src/platform/outbox/outbox.dispatcher';
 import { embeddedRun, startApp, TestApp } from '../support/app';
@@ -155,6 +156,47 @@ describe('the semantic index, kept fresh by product and standards-page events (l
     expect(await dbQuery(`SELECT 1 FROM item_embeddings WHERE item_id = $1`, [product.id])).toHaveLength(1);
     expect((await t.http.delete(`${API}/spaces/${doomed.slug}`).set(bearer(root))).status).toBe(204);
     expect(await dbQuery(`SELECT 1 FROM item_embeddings WHERE item_id = $1`, [product.id])).toEqual([]);
+  });
+
+  it('never answers a vector of the same size made by another embedder (an instance after a change of the global configuration)', async () => {
+    const product = await createProduct(t.http, owner, other, {
+      name: 'Glacier mass balance',
+      description: 'Yearly ice gain and loss of alpine glaciers.',
+    });
+    await settle();
+    const query = 'ice loss of glaciers';
+    expect((await search(query, [other.id]))[0].id).toBe(product.id);
+    // As an instance database keeps them when the global model changes: same size, another model's vector.
+    await dbQuery(`UPDATE item_embeddings SET fingerprint = 'openai:old-model:384' WHERE item_id = $1`, [
+      product.id,
+    ]);
+    expect((await search(query, [other.id])).map((hit) => hit.id)).not.toContain(product.id);
+    const stale = await index.embedQuery(query);
+    expect(
+      (await index.nearest({ vector: stale!, types: ['product'], spaceIds: 'all', limit: 1000 })).map(
+        (hit) => hit.id,
+      ),
+    ).not.toContain(product.id);
+
+    // Its next refresh makes it again with the current embedder, though the text did not change.
+    await t.app.get(SemanticIndexer).refresh('product', [product.id]);
+    const [row] = await dbQuery<{ fingerprint: string }>(
+      `SELECT fingerprint FROM item_embeddings WHERE item_id = $1`,
+      [product.id],
+    );
+    expect(row.fingerprint).toBe('local:hashing-ngram-v1:384');
+    expect((await search(query, [other.id]))[0].id).toBe(product.id);
+  });
+
+  it('credits vectors stored before they named their embedder to the configuration, at start', async () => {
+    const product = await createProduct(t.http, owner, other, { name: 'Permafrost temperature' });
+    await settle();
+    await dbQuery(`UPDATE item_embeddings SET fingerprint = '' WHERE item_id = $1`, [product.id]);
+    expect((await search('permafrost temperature', [other.id])).map((hit) => hit.id)).not.toContain(
+      product.id,
+    );
+    await index.onApplicationBootstrap();
+    expect((await search('permafrost temperature', [other.id]))[0].id).toBe(product.id);
   });
 
   it('answers no hits for a vector of another size', async () => {

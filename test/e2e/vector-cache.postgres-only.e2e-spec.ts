@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
+import { EmbeddingConfigService } from '../../src/modules/embeddings/embedding-config.service';
+import { producerOf } from '../../src/modules/embeddings/embedding-config.types';
 import { SemanticIndexService } from '../../src/modules/embeddings/semantic-index.service';
 import { VectorCache } from '../../src/modules/embeddings/vector-cache';
 import { realArrayLiteral } from '../../src/modules/embeddings/vector-math';
@@ -17,6 +19,8 @@ describe('the in-memory vector copy (PostgreSQL without pgvector)', () => {
   let index: SemanticIndexService;
   let owner: TestUser;
   let writer: Client;
+  /** The configuration's fingerprint, which the vectors written here carry, as the app's own would. */
+  let fingerprint: string;
 
   const nearestIds = async (text: string, spaceIds: string[]) => {
     const vector = (await index.embedQuery(text))!;
@@ -25,15 +29,16 @@ describe('the in-memory vector copy (PostgreSQL without pgvector)', () => {
   const writeVector = async (client: Client, id: string, spaceId: string, text: string) => {
     const vector = (await index.embedQuery(text))!;
     await client.query(
-      `INSERT INTO item_embeddings (item_type, item_id, space_id, dimensions, embedding, content_hash, index_version, source_updated_at)
-       VALUES ('product', $1, $2, $3, $4::real[], 'test', 'v1', now())`,
-      [id, spaceId, vector.length, realArrayLiteral(vector)],
+      `INSERT INTO item_embeddings (item_type, item_id, space_id, dimensions, fingerprint, embedding, content_hash, index_version, source_updated_at)
+       VALUES ('product', $1, $2, $3, $5, $4::real[], 'test', 'v1', now())`,
+      [id, spaceId, vector.length, realArrayLiteral(vector), fingerprint],
     );
   };
 
   beforeAll(async () => {
     t = await startApp();
     index = t.app.get(SemanticIndexService);
+    ({ fingerprint } = producerOf(await t.app.get(EmbeddingConfigService).effective()));
     owner = await createUser(t.http);
     writer = new Client({ connectionString: workerDatabaseUrl() });
     await writer.connect();
@@ -86,14 +91,15 @@ describe('the in-memory vector copy (PostgreSQL without pgvector)', () => {
     const space = await createSpace(t.http, owner);
     const cache = t.app.get(VectorCache);
     const vector = (await index.embedQuery('seismic station'))!;
-    const before = (await cache.current(vector.length)).size;
+    const producer = { dimensions: vector.length, fingerprint };
+    const before = (await cache.current(producer)).size;
     // One transaction, one transaction id: the pages are cut within it, by item.
     await writer.query(
-      `INSERT INTO item_embeddings (item_type, item_id, space_id, dimensions, embedding, content_hash, index_version, source_updated_at)
-       SELECT 'product', gen_random_uuid(), $1, $2, $3::real[], 'test', 'v1', now() FROM generate_series(1, 5001)`,
-      [space.id, vector.length, realArrayLiteral(vector)],
+      `INSERT INTO item_embeddings (item_type, item_id, space_id, dimensions, fingerprint, embedding, content_hash, index_version, source_updated_at)
+       SELECT 'product', gen_random_uuid(), $1, $2, $4, $3::real[], 'test', 'v1', now() FROM generate_series(1, 5001)`,
+      [space.id, vector.length, realArrayLiteral(vector), fingerprint],
     );
-    expect((await cache.current(vector.length)).size).toBe(before + 5_001);
+    expect((await cache.current(producer)).size).toBe(before + 5_001);
     const hits = await index.nearest({ vector, types: ['product'], spaceIds: [space.id], limit: 3 });
     expect(hits.map((hit) => hit.score)).toEqual([1, 1, 1].map((one) => expect.closeTo(one, 5)));
   });

@@ -7,7 +7,7 @@ import { hashingEmbed } from '../../src/modules/embeddings/providers/hashing-emb
  * `POST /openai/deployments/{deployment}/embeddings?api-version=…`, Cohere
  * `POST /cohere/v2/embed` and Voyage `POST /voyage/v1/embeddings`. Vectors
  * are deterministic (hashed from the text) and deliberately not unit length.
- * Tests script failures, hold requests unanswered, and read every request.
+ * Tests script failures and delays, hold requests unanswered, and read every request.
  */
 export type EmbeddingWireFormat = 'openai' | 'azure' | 'cohere' | 'voyage';
 
@@ -26,6 +26,8 @@ export interface EmbeddingAnswer {
   error?: string;
   /** Vectors of this size instead of the one asked for. */
   dimensions?: number;
+  /** Answer after this many milliseconds, as a busy provider does. */
+  delayMs?: number;
 }
 
 export interface EmbeddingProviderServer {
@@ -155,10 +157,11 @@ export async function startEmbeddingProviderServer(): Promise<EmbeddingProviderS
           ),
         );
       };
-      if (answerBeforeHold <= 0) held.push(reply);
+      const answerNow = answer.delayMs ? () => setTimeout(reply, answer.delayMs) : reply;
+      if (answerBeforeHold <= 0) held.push(answerNow);
       else {
         answerBeforeHold--;
-        reply();
+        answerNow();
       }
     });
   });

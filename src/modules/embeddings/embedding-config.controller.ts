@@ -30,8 +30,11 @@ const REINDEX =
   'Queues background work on the job runner and answers at once with the item count. Items go in id order, in batches ' +
   '(one provider call each, committed with the run cursor): after a crash the run continues where it stopped and items ' +
   'already done are not redone; items whose text and embedder are unchanged keep their vector without a provider call. ' +
-  'Success returns the configuration to `active`; a run in which items could not be embedded (or the provider failed ' +
-  'three batches in a row) ends `failed` and so does the configuration. A run of the same item type already under way ' +
+  'A change of provider, model or dimensions drops the vectors of both item types: a successful run returns the ' +
+  'configuration to `active` only once the other type was reindexed with the same configuration too, or has nothing ' +
+  'to index (until then it stays `pending_reindex`; it is `failed` if that run failed). A run in which items could not ' +
+  'be embedded (or the provider failed three batches in a row) ends `failed` and so does the configuration. A run of ' +
+  'the same item type already under way ' +
   'is not started twice (the answer names it). 409 while embeddings are disabled.';
 
 @ApiTags('Embedding configuration')

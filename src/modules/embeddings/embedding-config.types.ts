@@ -38,3 +38,14 @@ export function fingerprintOf(
 ): string {
   return `${config.provider}:${config.modelName}:${config.dimensions}`;
 }
+
+/** What the vector store records of the configuration with each vector it writes. */
+export function producerOf(
+  config: Pick<EffectiveEmbeddingConfig, 'provider' | 'modelName' | 'dimensions' | 'indexVersion'>,
+): { dimensions: number; fingerprint: string; indexVersion: string } {
+  return {
+    dimensions: config.dimensions,
+    fingerprint: fingerprintOf(config),
+    indexVersion: config.indexVersion,
+  };
+}

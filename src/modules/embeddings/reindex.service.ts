@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
 import type { Actor } from '../../common/auth/actor';
 import { Conflict } from '../../common/errors/domain-error';
 import { TransactionRunner } from '../../database/transaction-runner';
@@ -9,8 +9,9 @@ import { AuditService } from '../../platform/audit/audit.service';
 import { JobRunner } from '../../platform/jobs/job-runner.service';
 import { ReindexResponse, ReindexRunResponse, ReindexStatusResponse } from './dto/embedding-config.dto';
 import { EmbeddingConfigService } from './embedding-config.service';
-import { currentScope, fingerprintOf } from './embedding-config.types';
+import { currentScope, fingerprintOf, producerOf } from './embedding-config.types';
 import { EmbeddingReindexRun } from './entities/embedding-reindex-run.entity';
+import { SEMANTIC_ITEM_TYPES } from './entities/item-embedding.entity';
 import { EmbeddingFailure } from './providers/embedder.service';
 import { SemanticIndexer } from './semantic-indexer.service';
 import { SemanticSources } from './semantic-sources.queries';
@@ -185,14 +186,7 @@ export class ReindexService implements OnModuleInit {
       }
       const last = items[items.length - 1].id;
       await this.tx.run(async (em) => {
-        if (prepared)
-          await this.store.upsert(
-            em,
-            payload.item_type,
-            config.dimensions,
-            config.indexVersion,
-            prepared.vectors,
-          );
+        if (prepared) await this.store.upsert(em, payload.item_type, producerOf(config), prepared.vectors);
         // Fenced on the run id: a stale worker whose run was replaced writes nothing.
         await em.query(
           `UPDATE embedding_reindex_runs SET cursor = $3, done = done + $4, failed = failed + $5, last_error = COALESCE($6, last_error)
@@ -223,18 +217,39 @@ export class ReindexService implements OnModuleInit {
     error: string | null,
   ): Promise<void> {
     await this.tx.run(async (em) => {
+      // One finish at a time per scope: the second sees the first's outcome, so two runs ending together
+      // cannot both leave the configuration pending.
+      await em.query(`SELECT pg_advisory_xact_lock(hashtext($1))`, [`${REINDEX_JOB}:${run.scope}`]);
       await em.query(
         `UPDATE embedding_reindex_runs SET state = $4, finished_at = now(), last_error = COALESCE($5, last_error)
           WHERE scope = $1 AND item_type = $2 AND run_id = $3 AND state = 'running'`,
         [run.scope, run.itemType, run.runId, state, error],
       );
-      await this.configs.markReindexed(
-        em,
-        run.scope,
-        run.fingerprint,
-        state === 'succeeded' ? 'active' : 'failed',
-      );
+      const status = state === 'failed' ? 'failed' : await this.statusAfterSuccess(em, run);
+      if (status) await this.configs.markReindexed(em, run.scope, run.fingerprint, status);
     });
+  }
+
+  /**
+   * A change of provider, model or size dropped the vectors of every type:
+   * the configuration is active again only once each other type was
+   * reindexed with the same fingerprint, or has nothing to index. Null
+   * leaves the status as it is (another type is still pending or under way).
+   */
+  private async statusAfterSuccess(
+    em: EntityManager,
+    run: EmbeddingReindexRun,
+  ): Promise<'active' | 'failed' | null> {
+    const runs = em.getRepository(EmbeddingReindexRun);
+    let complete = true;
+    for (const type of SEMANTIC_ITEM_TYPES) {
+      if (type === run.itemType) continue;
+      const other = await runs.findOneBy({ scope: run.scope, itemType: type, fingerprint: run.fingerprint });
+      if (other?.state === 'failed') return 'failed';
+      if (other?.state !== 'succeeded' && (other || (await SemanticSources.count(em, type)) > 0))
+        complete = false;
+    }
+    return complete ? 'active' : null;
   }
 }
 

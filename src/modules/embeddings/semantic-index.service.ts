@@ -1,6 +1,6 @@
 import { Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { EmbeddingConfigService } from './embedding-config.service';
-import type { EffectiveEmbeddingConfig } from './embedding-config.types';
+import { EffectiveEmbeddingConfig, producerOf } from './embedding-config.types';
 import { EmbedderService } from './providers/embedder.service';
 import { VectorStore } from './vector-store';
 
@@ -34,11 +34,16 @@ export class SemanticIndexService implements OnApplicationBootstrap {
     private readonly store: VectorStore,
   ) {}
 
-  /** The HNSW index for the configured size exists before the first search; without pgvector, the vectors start loading. */
+  /**
+   * The HNSW index for the configured size exists before the first search;
+   * vectors stored before they named their producer are credited to the
+   * configuration; without pgvector, the vectors start loading.
+   */
   async onApplicationBootstrap(): Promise<void> {
-    const { dimensions } = await this.configs.effective();
-    await this.store.ensureIndex(dimensions);
-    this.store.warm(dimensions);
+    const producer = producerOf(await this.configs.effective());
+    await this.store.ensureIndex(producer.dimensions);
+    await this.store.adopt(producer);
+    this.store.warm(producer);
   }
 
   /** Embeds a search query with the effective configuration; null when embeddings are disabled or the provider fails (the caller falls back to keyword). */
@@ -51,11 +56,23 @@ export class SemanticIndexService implements OnApplicationBootstrap {
     return this.nearestWith(await this.configs.effective(), query);
   }
 
-  /** The nearest items to a text, with one read of the configuration; null as for embedQuery. */
+  /**
+   * The nearest items to a text, with one read of the configuration; null as
+   * for embedQuery, and when the vector store fails (search then falls back
+   * to keyword, as for a failing provider).
+   */
   async nearestTo(text: string, query: NearestItemsQuery): Promise<SemanticHit[] | null> {
     const config = await this.configs.effective();
     const vector = await this.embedWith(config, text);
-    return vector ? this.nearestWith(config, { ...query, vector }) : null;
+    if (!vector) return null;
+    try {
+      return await this.nearestWith(config, { ...query, vector });
+    } catch (error) {
+      this.logger.warn(
+        `Nearest-neighbour query failed: ${error instanceof Error ? error.message : String(error)}`,
+      );
+      return null;
+    }
   }
 
   private async embedWith(config: EffectiveEmbeddingConfig, text: string): Promise<number[] | null> {
@@ -75,7 +92,8 @@ export class SemanticIndexService implements OnApplicationBootstrap {
   ): Promise<SemanticHit[]> {
     // A vector of another size (made before a change of dimensions) never meets the index.
     if (!config.isEnabled || query.vector.length !== config.dimensions) return [];
-    const rows = await this.store.nearest({ ...query, dimensions: config.dimensions });
+    // Vectors of another producer (an instance's, made before a change of the global configuration) never answer.
+    const rows = await this.store.nearest({ ...query, ...producerOf(config) });
     return rows.map((row) => ({
       type: row.item_type,
       id: row.item_id,

@@ -5,7 +5,7 @@ import { TransactionRunner } from '../../database/transaction-runner';
 import { JobRunner } from '../../platform/jobs/job-runner.service';
 import { OutboxDispatcher } from '../../platform/outbox/outbox.dispatcher';
 import { EmbeddingConfigService } from './embedding-config.service';
-import { EffectiveEmbeddingConfig, fingerprintOf } from './embedding-config.types';
+import { EffectiveEmbeddingConfig, producerOf } from './embedding-config.types';
 import { EmbedderService } from './providers/embedder.service';
 import { contentHash, SemanticSources, SourceItem } from './semantic-sources.queries';
 import { SemanticItemType, StoredVector, VectorStore } from './vector-store';
@@ -95,7 +95,7 @@ export class SemanticIndexer implements OnModuleInit {
         type,
         ids.filter((id) => !present.has(id)),
       );
-      await this.store.upsert(em, type, config.dimensions, config.indexVersion, batch.vectors);
+      await this.store.upsert(em, type, producerOf(config), batch.vectors);
     });
   }
 
@@ -110,15 +110,15 @@ export class SemanticIndexer implements OnModuleInit {
     items: SourceItem[],
   ): Promise<PreparedBatch> {
     if (!items.length) return { vectors: [], unchanged: 0 };
-    const fingerprint = fingerprintOf(config);
+    const producer = producerOf(config);
     const stored = await this.store.hashes(
       this.dataSource.manager,
       type,
       items.map((item) => item.id),
-      config.dimensions,
+      producer,
     );
     const changed = items
-      .map((item) => ({ item, hash: contentHash(fingerprint, item.text) }))
+      .map((item) => ({ item, hash: contentHash(producer.fingerprint, item.text) }))
       .filter(({ item, hash }) => stored.get(item.id) !== hash);
     const vectors = await this.embedder.embed(
       config,

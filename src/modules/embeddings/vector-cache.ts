@@ -5,6 +5,7 @@ import { InstanceContext } from '../../database/instance-context';
 import { JobRunner } from '../../platform/jobs/job-runner.service';
 import type { SemanticItemType } from './entities/item-embedding.entity';
 import { MemoryVectorIndex } from './memory-vector-index';
+import type { VectorProducer } from './vector-store';
 import { decodeRealArray } from './vector-math';
 
 /** Rows read per statement: a load, or a large change, keeps bounded memory. */
@@ -19,6 +20,7 @@ interface WrittenRow {
   space_id: string;
   /** `array_send(embedding)`: the binary form parses far faster than the text form of a real[]. */
   embedding: Buffer;
+  fingerprint: string;
   written_xid: string;
 }
 
@@ -29,12 +31,12 @@ interface ChangeRow extends WrittenRow {
 /** Rows written at or after a transaction id, in keyset order (the written_xid index serves it). */
 // Qualified names in ORDER BY: a bare `written_xid` would name the text output column and sort by text.
 const WRITTEN_SINCE = `SELECT e.item_type, e.item_id, e.space_id, array_send(e.embedding) AS embedding,
-       e.written_xid::text AS written_xid
+       e.fingerprint, e.written_xid::text AS written_xid
   FROM item_embeddings e WHERE (e.written_xid, e.item_type, e.item_id) > ($1::bigint, $2::text, $3::uuid)
  ORDER BY e.written_xid, e.item_type, e.item_id LIMIT ${PAGE}`;
 
 /**
- * The item vectors of the configured size in process memory, for nearest
+ * The item vectors of the configured producer in process memory, for nearest
  * queries without pgvector. Loaded once, then kept current before each
  * query by reading what changed since the last read.
  *
@@ -47,28 +49,30 @@ const WRITTEN_SINCE = `SELECT e.item_type, e.item_id, e.space_id, array_send(e.e
  */
 class InstanceVectors {
   private index: MemoryVectorIndex | null = null;
+  /** The producer whose vectors the index holds: rows of another are left out (or taken out). */
+  private fingerprint = '';
   private horizon = '0';
   private followedAt = 0;
-  private loading: { dimensions: number; loaded: Promise<MemoryVectorIndex> } | null = null;
+  private loading: { fingerprint: string; loaded: Promise<MemoryVectorIndex> } | null = null;
   private running: Promise<void> | null = null;
   private queued: Promise<void> | null = null;
 
   /** The routing DataSource: it reaches the database of the instance whose work calls. */
   constructor(private readonly dataSource: DataSource) {}
 
-  async current(dimensions: number): Promise<MemoryVectorIndex> {
+  async current(producer: VectorProducer): Promise<MemoryVectorIndex> {
     const stale = Date.now() - this.followedAt > MAX_FOLLOW_GAP_MS;
-    if (this.index?.dimensions === dimensions && !stale) {
+    if (this.index && this.fingerprint === producer.fingerprint && !stale) {
       await this.follow();
       return this.index;
     }
-    if (!this.loading || this.loading.dimensions !== dimensions) {
-      const loaded = this.load(dimensions);
+    if (!this.loading || this.loading.fingerprint !== producer.fingerprint) {
+      const loaded = this.load(producer);
       const done = () => {
         if (this.loading?.loaded === loaded) this.loading = null;
       };
       void loaded.then(done, done);
-      this.loading = { dimensions, loaded };
+      this.loading = { fingerprint: producer.fingerprint, loaded };
     }
     return this.loading.loaded;
   }
@@ -91,14 +95,15 @@ class InstanceVectors {
     return this.queued;
   }
 
-  private async load(dimensions: number): Promise<MemoryVectorIndex> {
+  private async load({ dimensions, fingerprint }: VectorProducer): Promise<MemoryVectorIndex> {
     const startedAt = Date.now();
     const [{ horizon }] = (await this.dataSource.query(
       `SELECT pg_snapshot_xmin(pg_current_snapshot())::text AS horizon`,
     )) as { horizon: string }[];
     const index = new MemoryVectorIndex(dimensions);
-    await this.readWritten(index, ['-1', '', '00000000-0000-0000-0000-000000000000']);
+    await this.readWritten(index, fingerprint, ['-1', '', '00000000-0000-0000-0000-000000000000']);
     this.index = index;
+    this.fingerprint = fingerprint;
     this.horizon = horizon;
     this.followedAt = startedAt;
     // Rows written while the pages were read.
@@ -107,29 +112,30 @@ class InstanceVectors {
   }
 
   private async readChanges(): Promise<void> {
-    const index = this.index;
+    const { index, fingerprint } = this;
     if (!index) return;
     const startedAt = Date.now();
     // One statement, one snapshot: the removals, the first page of rows written, the next horizon.
     const rows = (await this.dataSource.query(
       `SELECT 'removed' AS kind, item_type, item_id, NULL::uuid AS space_id, NULL::bytea AS embedding,
-              NULL::text AS written_xid
+              NULL::text AS fingerprint, NULL::text AS written_xid
          FROM item_embedding_removals WHERE removed_xid >= $1::bigint
        UNION ALL
-       (SELECT 'written', e.item_type, e.item_id, e.space_id, array_send(e.embedding), e.written_xid::text
+       (SELECT 'written', e.item_type, e.item_id, e.space_id, array_send(e.embedding), e.fingerprint,
+               e.written_xid::text
           FROM item_embeddings e WHERE e.written_xid >= $1::bigint
          ORDER BY e.written_xid, e.item_type, e.item_id LIMIT ${PAGE})
        UNION ALL
-       SELECT 'horizon', NULL, NULL, NULL, NULL, pg_snapshot_xmin(pg_current_snapshot())::text`,
+       SELECT 'horizon', NULL, NULL, NULL, NULL, NULL, pg_snapshot_xmin(pg_current_snapshot())::text`,
       [this.horizon],
     )) as ChangeRow[];
     // Removals first: a row removed, then written again, is written as it is now.
     for (const row of rows) if (row.kind === 'removed') index.remove(row.item_type, row.item_id);
     const written = rows.filter((row) => row.kind === 'written');
-    this.apply(index, written);
+    this.apply(index, fingerprint, written);
     if (written.length === PAGE) {
       const last = written[written.length - 1];
-      await this.readWritten(index, [last.written_xid, last.item_type, last.item_id]);
+      await this.readWritten(index, fingerprint, [last.written_xid, last.item_type, last.item_id]);
     }
     // A load that replaced the index meanwhile keeps its own horizon.
     if (this.index !== index) return;
@@ -138,19 +144,25 @@ class InstanceVectors {
   }
 
   /** Pages through the rows written after a keyset position; rows rewritten meanwhile move ahead and come again. */
-  private async readWritten(index: MemoryVectorIndex, after: [string, string, string]): Promise<void> {
+  private async readWritten(
+    index: MemoryVectorIndex,
+    fingerprint: string,
+    after: [string, string, string],
+  ): Promise<void> {
     for (;;) {
       const rows = (await this.dataSource.query(WRITTEN_SINCE, after)) as WrittenRow[];
-      this.apply(index, rows);
+      this.apply(index, fingerprint, rows);
       if (rows.length < PAGE) return;
       const last = rows[rows.length - 1];
       after = [last.written_xid, last.item_type, last.item_id];
     }
   }
 
-  private apply(index: MemoryVectorIndex, rows: WrittenRow[]): void {
+  private apply(index: MemoryVectorIndex, fingerprint: string, rows: WrittenRow[]): void {
     for (const row of rows) {
-      index.upsert(row.item_type, row.item_id, row.space_id, decodeRealArray(row.embedding));
+      // A vector rewritten by another producer leaves the index, as a removed one does.
+      if (row.fingerprint !== fingerprint) index.remove(row.item_type, row.item_id);
+      else index.upsert(row.item_type, row.item_id, row.space_id, decodeRealArray(row.embedding));
     }
   }
 }
@@ -174,15 +186,15 @@ export class VectorCache implements OnModuleInit {
     this.jobs.registerCron(PURGE_JOB, '41 * * * *', PURGE_JOB);
   }
 
-  /** The current instance's index of this size, current as of a read started after this call. */
-  current(dimensions: number): Promise<MemoryVectorIndex> {
+  /** The current instance's index of this producer's vectors, current as of a read started after this call. */
+  current(producer: VectorProducer): Promise<MemoryVectorIndex> {
     const instanceId = InstanceContext.instanceId();
     let vectors = this.instances.get(instanceId);
     if (!vectors) {
       vectors = new InstanceVectors(this.dataSource);
       this.instances.set(instanceId, vectors);
     }
-    return vectors.current(dimensions);
+    return vectors.current(producer);
   }
 
   /** Removals are kept a day: longer than any process follows without reloading (see MAX_FOLLOW_GAP_MS). */

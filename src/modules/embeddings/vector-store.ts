@@ -16,9 +16,14 @@ export interface StoredVector {
   sourceUpdatedAt: Date;
 }
 
-export interface NearestQuery {
-  vector: number[];
+/** The embedder whose vectors a call reads or writes: its size, and its `fingerprintOf`. */
+export interface VectorProducer {
   dimensions: number;
+  fingerprint: string;
+}
+
+export interface NearestQuery extends VectorProducer {
+  vector: number[];
   types: SemanticItemType[];
   spaceIds: string[] | 'all';
   limit: number;
@@ -32,6 +37,8 @@ export interface NearestRow {
 }
 
 const HNSW_PREFIX = 'item_embeddings_hnsw_';
+/** `hnsw.iterative_scan` exists from pgvector 0.8; setting it on an older one is an error. */
+const ITERATIVE_SCAN_SINCE = '0.8.0';
 /**
  * Without pgvector: candidates scored exactly beyond the `limit` the memory
  * index guarantees, should many approximate scores nearly tie.
@@ -56,6 +63,7 @@ const SOURCE_EXISTS: Record<SemanticItemType, string> = {
 export class VectorStore implements OnModuleInit {
   private readonly logger = new Logger(VectorStore.name);
   private detected: VectorStoreMode = 'real_array';
+  private iterativeScan = false;
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
@@ -82,6 +90,17 @@ export class VectorStore implements OnModuleInit {
             'semantic search computes exact cosine over real[] vectors.',
         );
       }
+    }
+    if (this.detected !== 'pgvector') return;
+    const [{ extversion }] = (await this.dataSource.query(
+      `SELECT extversion FROM pg_extension WHERE extname = 'vector'`,
+    )) as { extversion: string }[];
+    this.iterativeScan = versionAtLeast(extversion, ITERATIVE_SCAN_SINCE);
+    if (!this.iterativeScan) {
+      this.logger.warn(
+        `pgvector ${extversion} has no iterative index scans (0.8 or later): a nearest query filtered by ` +
+          'space or type may answer fewer items than asked for.',
+      );
     }
   }
 
@@ -112,22 +131,23 @@ export class VectorStore implements OnModuleInit {
     });
   }
 
-  /** Without pgvector: loads the vectors of this size into memory in the background, so the first search need not. */
-  warm(dimensions: number): void {
+  /** Without pgvector: loads the producer's vectors into memory in the background, so the first search need not. */
+  warm(producer: VectorProducer): void {
     if (this.detected !== 'real_array') return;
-    this.cache.current(checkedDimensions(dimensions)).catch((error: unknown) => {
+    checkedDimensions(producer.dimensions);
+    this.cache.current(producer).catch((error: unknown) => {
       this.logger.warn(
         `Loading the vectors failed: ${error instanceof Error ? error.message : String(error)}`,
       );
     });
   }
 
-  /** Content hashes of the stored vectors of this size, by item id. */
-  async hashes(em: EntityManager, itemType: SemanticItemType, ids: string[], dimensions: number) {
+  /** Content hashes of the stored vectors this producer made, by item id (others are to be made again). */
+  async hashes(em: EntityManager, itemType: SemanticItemType, ids: string[], producer: VectorProducer) {
     const rows = (await em.query(
       `SELECT item_id, content_hash FROM item_embeddings
-        WHERE item_type = $1 AND item_id = ANY($2::uuid[]) AND dimensions = $3`,
-      [itemType, ids, dimensions],
+        WHERE item_type = $1 AND item_id = ANY($2::uuid[]) AND fingerprint = $3`,
+      [itemType, ids, producer.fingerprint],
     )) as { item_id: string; content_hash: string }[];
     return new Map(rows.map((r) => [r.item_id, r.content_hash]));
   }
@@ -139,38 +159,51 @@ export class VectorStore implements OnModuleInit {
   async upsert(
     em: EntityManager,
     itemType: SemanticItemType,
-    dimensions: number,
-    indexVersion: string,
+    producer: VectorProducer & { indexVersion: string },
     rows: StoredVector[],
   ): Promise<void> {
     if (!rows.length) return;
     await em.query(
       `INSERT INTO item_embeddings
-         (item_type, item_id, space_id, dimensions, embedding, content_hash, index_version,
+         (item_type, item_id, space_id, dimensions, fingerprint, embedding, content_hash, index_version,
           source_updated_at, embedded_at)
-       SELECT $1, u.item_id, u.space_id, $2, u.embedding::real[], u.content_hash, $3,
+       SELECT $1, u.item_id, u.space_id, $2, $9, u.embedding::real[], u.content_hash, $3,
               u.source_updated_at, now()
          FROM unnest($4::uuid[], $5::uuid[], $6::text[], $7::text[], $8::timestamptz[])
            AS u(item_id, space_id, embedding, content_hash, source_updated_at)
         WHERE ${SOURCE_EXISTS[itemType]}
        ON CONFLICT (item_type, item_id) DO UPDATE SET
-         space_id = EXCLUDED.space_id, dimensions = EXCLUDED.dimensions, embedding = EXCLUDED.embedding,
-         content_hash = EXCLUDED.content_hash, index_version = EXCLUDED.index_version,
-         source_updated_at = EXCLUDED.source_updated_at, embedded_at = now()
+         space_id = EXCLUDED.space_id, dimensions = EXCLUDED.dimensions, fingerprint = EXCLUDED.fingerprint,
+         embedding = EXCLUDED.embedding, content_hash = EXCLUDED.content_hash,
+         index_version = EXCLUDED.index_version, source_updated_at = EXCLUDED.source_updated_at, embedded_at = now()
        WHERE item_embeddings.source_updated_at < EXCLUDED.source_updated_at
           OR item_embeddings.content_hash <> EXCLUDED.content_hash
              AND item_embeddings.source_updated_at = EXCLUDED.source_updated_at
-          OR item_embeddings.dimensions <> EXCLUDED.dimensions`,
+          OR item_embeddings.fingerprint <> EXCLUDED.fingerprint`,
       [
         itemType,
-        dimensions,
-        indexVersion,
+        producer.dimensions,
+        producer.indexVersion,
         rows.map((r) => r.itemId),
         rows.map((r) => r.spaceId),
         rows.map((r) => realArrayLiteral(r.vector)),
         rows.map((r) => r.contentHash),
         rows.map((r) => r.sourceUpdatedAt),
+        producer.fingerprint,
       ],
+    );
+  }
+
+  /**
+   * Credits vectors stored before vectors named their producer (an empty
+   * fingerprint) to this one, when the sizes match. Only for the deployment
+   * database: its vectors were dropped at every change of its configuration,
+   * while an instance's may predate a change of the global one.
+   */
+  async adopt(producer: VectorProducer): Promise<void> {
+    await this.dataSource.query(
+      `UPDATE item_embeddings SET fingerprint = $1 WHERE fingerprint = '' AND dimensions = $2`,
+      [producer.fingerprint, producer.dimensions],
     );
   }
 
@@ -194,7 +227,7 @@ export class VectorStore implements OnModuleInit {
     const size = checkedDimensions(query.dimensions);
     const limit = Math.min(Math.floor(query.limit), 1000);
     const vector = l2Normalize(query.vector);
-    const params: unknown[] = [query.types];
+    const params: unknown[] = [query.types, query.fingerprint];
     let spaceFilter = '';
     if (query.spaceIds !== 'all') {
       params.push(query.spaceIds);
@@ -207,17 +240,17 @@ export class VectorStore implements OnModuleInit {
       const sql = `SELECT item_type, item_id, space_id, 1 - distance AS score FROM (
           SELECT e.item_type, e.item_id, e.space_id, (e.embedding::vector(${size})) <=> ${q} AS distance
             FROM item_embeddings e
-           WHERE e.dimensions = ${size} AND e.item_type = ANY($1::text[]) ${spaceFilter}
+           WHERE e.dimensions = ${size} AND e.fingerprint = $2 AND e.item_type = ANY($1::text[]) ${spaceFilter}
            ORDER BY (e.embedding::vector(${size})) <=> ${q} LIMIT ${limit}) nearest
         ORDER BY distance, item_id`;
       return this.dataSource.transaction(async (em) => {
         // Filters after an index scan could leave fewer than `limit` rows: let the scan continue.
-        await em.query(`SET LOCAL hnsw.iterative_scan = relaxed_order`);
+        if (this.iterativeScan) await em.query(`SET LOCAL hnsw.iterative_scan = relaxed_order`);
         await em.query(`SET LOCAL hnsw.ef_search = ${Math.max(40, Math.min(1000, limit * 2))}`);
         return toRows(await em.query(sql, params));
       });
     }
-    const index = await this.cache.current(size);
+    const index = await this.cache.current({ dimensions: size, fingerprint: query.fingerprint });
     const candidates = index.candidates({
       vector,
       types: query.types,
@@ -235,7 +268,7 @@ export class VectorStore implements OnModuleInit {
       `SELECT e.item_type, e.item_id, e.space_id, array_send(e.embedding) AS embedding
          FROM unnest($${params.length - 1}::text[], $${params.length}::uuid[]) AS c(item_type, item_id)
          JOIN item_embeddings e ON e.item_type = c.item_type AND e.item_id = c.item_id
-        WHERE e.dimensions = ${size} AND e.item_type = ANY($1::text[]) ${spaceFilter}`,
+        WHERE e.dimensions = ${size} AND e.fingerprint = $2 AND e.item_type = ANY($1::text[]) ${spaceFilter}`,
       params,
     )) as Array<Omit<NearestRow, 'score'> & { embedding: Buffer }>;
     return rows
@@ -255,4 +288,16 @@ function checkedDimensions(dimensions: number): number {
     throw new Error(`Invalid vector size ${dimensions}.`);
   }
   return dimensions;
+}
+
+/** Whether a dotted version (`0.7.4`, `0.8.0`) is at least `minimum`; missing parts count as 0. */
+export function versionAtLeast(version: string, minimum: string): boolean {
+  const parts = (text: string) => text.split('.').map((part) => parseInt(part, 10) || 0);
+  const have = parts(version);
+  const want = parts(minimum);
+  for (let i = 0; i < Math.max(have.length, want.length); i++) {
+    const diff = (have[i] ?? 0) - (want[i] ?? 0);
+    if (diff) return diff > 0;
+  }
+  return true;
 }

@@ -1,4 +1,4 @@
-import { addressRefusal, urlRefusal } from './address-policy';
+import { addressRefusal, metadataRefusal, urlRefusal } from './address-policy';
 
 const strict = { allowPrivate: false };
 const relaxed = { allowPrivate: true };
@@ -31,6 +31,7 @@ describe('addressRefusal', () => {
     '255.255.255.255',
     'fd00:ec2::254',
     '::ffff:169.254.169.254',
+    '100.100.100.200',
   ])('always refuses %s, even relaxed', (address) => {
     expect(addressRefusal(address, relaxed)).toMatch(/address/);
   });
@@ -53,4 +54,29 @@ describe('urlRefusal', () => {
     expect(urlRefusal('https://localhost/hook', strict)).toMatch(/not a public host name/);
     expect(urlRefusal('https://intranet/hook', strict)).toMatch(/not a public host name/);
   });
+});
+
+describe('metadataRefusal', () => {
+  it.each([
+    'metadata',
+    'metadata.google.internal',
+    'METADATA.google.internal.',
+    'metadata.goog',
+    'instance-data',
+    'instance-data.ec2.internal',
+    '169.254.169.254',
+    '::ffff:169.254.169.254',
+    'fe80::a9fe:a9fe',
+    'fd00:ec2::254',
+    '100.100.100.200',
+  ])('refuses the metadata service %s', (host) => {
+    expect(metadataRefusal(host)).toMatch(/metadata|linkLocal/);
+  });
+
+  it.each(['api.openai.com', 'models.internal', '10.0.0.7', '127.0.0.1', 'metadata.example.com'])(
+    'leaves %s to the other rules',
+    (host) => {
+      expect(metadataRefusal(host)).toBeNull();
+    },
+  );
 });

@@ -30,6 +30,20 @@ describe('provider base URLs (decisions section 1 and 10)', () => {
     expect(client.providerRefusal('http://user:pw@models.internal/v1', trusted)).toMatch(/credentials/);
     expect(client.providerRefusal('ftp://models.internal/v1', trusted)).toMatch(/https/);
   });
+
+  it('never reach a cloud metadata service, even a trusted one', () => {
+    const client = new SafeHttpClient(config({ ALLOW_PRIVATE_NETWORK_TARGETS: 'true' }));
+    const listed = ['metadata.google.internal', '169.254.169.254', 'fd00:ec2::254', 'instance-data'];
+    for (const url of [
+      'http://metadata.google.internal/computeMetadata/v1',
+      'http://169.254.169.254/latest',
+      'http://[fd00:ec2::254]/latest',
+      'http://instance-data/latest',
+    ]) {
+      expect(client.providerRefusal(url, listed)).toMatch(/metadata|linkLocal/);
+      expect(client.providerRefusal(url, [])).not.toBeNull();
+    }
+  });
 });
 
 describe('TRUSTED_AI_HOSTS', () => {

@@ -4,7 +4,7 @@ import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { LookupFunction } from 'node:net';
 import { Inject, Injectable, OnModuleDestroy } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '../../config/app.config';
-import { addressRefusal, AddressPolicy, urlRefusal } from './address-policy';
+import { addressRefusal, AddressPolicy, metadataRefusal, urlRefusal } from './address-policy';
 
 export class OutboundRefused extends Error {
   override readonly name = 'OutboundRefused';
@@ -96,15 +96,20 @@ export class SafeHttpClient implements OnModuleDestroy {
     }
   }
 
-  /** Null when a provider base URL may be stored: public HTTPS, or any http(s) URL on a trusted host. */
+  /**
+   * Null when a provider base URL may be stored: public HTTPS, or any
+   * http(s) URL on a trusted host other than a cloud metadata service.
+   */
   providerRefusal(url: string, trustedHosts: readonly string[]): string | null {
     const policy = this.policyFor(url, { trustedHosts });
+    let refused: string | null;
     if (policy === null) {
       const parsed = new URL(url);
-      if (!['http:', 'https:'].includes(parsed.protocol)) return 'it must use https';
-      return parsed.username || parsed.password ? 'it must not contain credentials' : null;
-    }
-    return urlRefusal(url, policy);
+      if (!['http:', 'https:'].includes(parsed.protocol)) refused = 'it must use https';
+      else refused = parsed.username || parsed.password ? 'it must not contain credentials' : null;
+    } else refused = urlRefusal(url, policy);
+    // Names such as metadata.google.internal look public: refused by name, trusted or not.
+    return refused ?? metadataRefusal(hostOf(url));
   }
 
   /** The address policy for a target; null means a trusted provider host (no address rules). */
@@ -124,7 +129,8 @@ export class SafeHttpClient implements OnModuleDestroy {
     let target = url;
     for (let hop = 0; ; hop++) {
       const policy = this.policyFor(target, request.providerRules);
-      const refused = policy ? urlRefusal(target, policy) : null;
+      let refused = policy ? urlRefusal(target, policy) : null;
+      if (!refused && request.providerRules) refused = metadataRefusal(hostOf(target));
       if (refused) throw new OutboundRefused(`Refused ${target}: ${refused}.`);
       const response = await this.once(target, request, policy);
       const location = response.headers.location;
@@ -154,7 +160,8 @@ export class SafeHttpClient implements OnModuleDestroy {
         if (error) return callback(error, '', 4);
         const list = addresses as LookupAddress[];
         for (const { address } of list) {
-          const reason = policy ? addressRefusal(address, policy) : null;
+          // A trusted host is reached on any address but a metadata service's.
+          const reason = policy ? addressRefusal(address, policy) : metadataRefusal(address);
           if (reason) return callback(new OutboundRefused(`Refused ${hostname}: ${reason}.`), '', 4);
         }
         if (options.all) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, list);
@@ -195,4 +202,8 @@ export class SafeHttpClient implements OnModuleDestroy {
       req.end(request.body);
     });
   }
+}
+
+function hostOf(url: string): string {
+  return new URL(url).hostname.replace(/^\[|\]$/g, '');
 }

@@ -7,7 +7,9 @@ const KEY = 'Write-only: stored encrypted and never returned (reads show `api_ke
 const BASE =
   'The provider endpoint: required for azure_openai (https://<resource>.openai.azure.com), optional for the others ' +
   '(their public API by default). A public HTTPS URL unless its host is in TRUSTED_AI_HOSTS; private, loopback, ' +
-  'link-local and metadata addresses are refused (422) whatever ALLOW_PRIVATE_NETWORK_TARGETS says.';
+  'link-local and metadata addresses are refused (422) whatever ALLOW_PRIVATE_NETWORK_TARGETS says, and cloud ' +
+  'metadata services (link-local addresses, fd00:ec2::254, 100.100.100.200, metadata.google.internal, metadata, ' +
+  'instance-data and the like) even when listed in TRUSTED_AI_HOSTS.';
 const MODEL =
   'The model (the deployment name on azure_openai). Defaults: local `hashing-ngram-v1`, openai and azure_openai ' +
   '`text-embedding-3-small`, cohere `embed-v4.0`, voyage `voyage-3.5`. For local: `hashing-ngram-v1` (the built-in ' +
@@ -125,7 +127,8 @@ export class EmbeddingConfigResponse {
     enumName: 'EmbeddingStatus',
     description:
       '`pending_reindex` after a change of provider, model or dimensions (or a new configuration that embeds differently), ' +
-      'until a reindex succeeds (`active`) or fails (`failed`). The environment configuration is always `active`.',
+      'until a reindex of products and one of standards pages (unless none is published) succeed (`active`), or one ' +
+      'fails (`failed`). The environment configuration is always `active`.',
   })
   status: string;
 

@@ -39,6 +39,10 @@ export class ItemEmbedding {
   @Column('text')
   indexVersion: string;
 
+  /** The embedder that made the vector (`fingerprintOf`): queries meet only vectors of their own embedder. */
+  @Column('text')
+  fingerprint: string;
+
   /** The item's own updated_at when it was read: an older read never overwrites a newer vector. */
   @Column('timestamptz')
   sourceUpdatedAt: Date;
