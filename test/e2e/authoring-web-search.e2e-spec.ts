@@ -5,17 +5,10 @@ import { join } from 'node:path';
 import type { Response } from 'supertest';
 import { startApp, TestApp } from '../support/app';
 import { dbQuery } from '../support/db';
-import {
-  addMember,
-  bearer,
-  createSpace,
-  createUser,
-  rootUser,
-  TestSpace,
-  TestUser,
-} from '../support/factories';
+import { addMember, createSpace, createUser, rootUser, TestSpace, TestUser } from '../support/factories';
 import { MetasearchServer, startMetasearchServer } from '../support/metasearch-server';
 import { expectProblem, invalidFields } from '../support/problem';
+import { recordingClient } from '../support/recording-client';
 import { buildIfNeeded, eventually } from '../support/server-process';
 
 /*
@@ -23,7 +16,6 @@ import { buildIfNeeded, eventually } from '../support/server-process';
  * (dist/bin/metasearch-mcp.js) registered as a real provider, discovered,
  * enabled and bound over HTTP, searching a real local metasearch server.
  */
-const API = '/api/v1.0';
 const SECRET = `ms-e2e-${randomUUID()}`;
 
 let t: TestApp;
@@ -38,37 +30,12 @@ let bindingId: string;
 /** Every response body the suite saw, to prove the secret never left the service. */
 const seen: string[] = [];
 
-const as = (user: TestUser) => {
-  const record = (res: Response) => {
-    seen.push(res.text ?? '');
-    return res;
-  };
-  return {
-    get: async (path: string) => record(await t.http.get(API + path).set(bearer(user))),
-    post: async (path: string, body: object = {}) =>
-      record(
-        await t.http
-          .post(API + path)
-          .set(bearer(user))
-          .send(body),
-      ),
-    put: async (path: string, body: object = {}) =>
-      record(
-        await t.http
-          .put(API + path)
-          .set(bearer(user))
-          .send(body),
-      ),
-    patch: async (path: string, body: object = {}) =>
-      record(
-        await t.http
-          .patch(API + path)
-          .set(bearer(user))
-          .send(body),
-      ),
-    delete: async (path: string) => record(await t.http.delete(API + path).set(bearer(user))),
-  };
-};
+const as = (user: TestUser) =>
+  recordingClient(
+    () => t,
+    user,
+    (res) => seen.push(res.text ?? ''),
+  );
 
 const tasksPath = (s: TestSpace = space) => `/spaces/${s.slug}/ai/authoring-tasks`;
 

@@ -12,19 +12,11 @@ import { ToolGrantsService } from '../../src/modules/tool-providers/tool-grants.
 import { WebSearchCapabilityService } from '../../src/modules/tool-providers/web-search-capability.service';
 import { embeddedRun, startApp, TestApp, workerDatabaseUrl } from '../support/app';
 import { dbQuery } from '../support/db';
-import {
-  addMember,
-  bearer,
-  createSpace,
-  createUser,
-  rootUser,
-  TestSpace,
-  TestUser,
-} from '../support/factories';
+import { addMember, createSpace, createUser, rootUser, TestSpace, TestUser } from '../support/factories';
 import { expectProblem } from '../support/problem';
+import { recordingClient } from '../support/recording-client';
 import { eventually } from '../support/server-process';
 
-const API = '/api/v1.0';
 const MCP = 'test/support/mcp';
 const TOOL_SERVER = `${MCP}/tool-server.mjs`;
 const SECRET = `sk-e2e-${randomUUID()}`;
@@ -54,31 +46,7 @@ describe('External tool providers over MCP (real stdio servers, real PostgreSQL)
     seen.push(JSON.stringify(res.body ?? ''), res.text ?? '');
     return res;
   };
-  const as = (user: TestUser) => ({
-    get: async (path: string) => record(await t.http.get(API + path).set(bearer(user))),
-    post: async (path: string, body: object = {}) =>
-      record(
-        await t.http
-          .post(API + path)
-          .set(bearer(user))
-          .send(body),
-      ),
-    patch: async (path: string, body: object = {}) =>
-      record(
-        await t.http
-          .patch(API + path)
-          .set(bearer(user))
-          .send(body),
-      ),
-    put: async (path: string, body: object = {}) =>
-      record(
-        await t.http
-          .put(API + path)
-          .set(bearer(user))
-          .send(body),
-      ),
-    delete: async (path: string) => record(await t.http.delete(API + path).set(bearer(user))),
-  });
+  const as = (user: TestUser) => recordingClient(() => t, user, record);
   const admin = () => as(root);
   const slugOf = (label: string) => `${label}-${randomUUID().slice(0, 8)}`;
 
@@ -480,44 +448,43 @@ describe('External tool providers over MCP (real stdio servers, real PostgreSQL)
       });
     });
 
-    // The embedded database serves one connection: no second transaction can hold the lock there.
-    (embeddedRun ? it.skip : it)(
-      'answers 404, not 422, for a credential deleted between the check and the write',
-      async () => {
-        const provider = await createProvider();
-        const doomed = await createCredential();
-        const deleter = new Client({ connectionString: workerDatabaseUrl() });
-        await deleter.connect();
-        try {
-          await deleter.query('BEGIN');
-          await deleter.query('DELETE FROM credentials WHERE id = $1', [doomed.id]);
-          const patching = admin().patch(`/admin/ai/tool-providers/${provider.id}`, {
-            credential_id: doomed.id,
-            secret_env_var: 'SEARCH_API_KEY',
-          });
-          // The credential check saw the row; the write's foreign-key check waits on the delete.
-          await eventually(
-            'the provider write to wait on the delete',
-            async () =>
-              (
-                await dbQuery(
-                  `SELECT 1 FROM pg_stat_activity WHERE datname = current_database()
-                     AND wait_event_type = 'Lock' AND query ILIKE 'UPDATE "tool_providers"%'`,
-                )
-              ).length > 0,
-            10_000,
-          );
-          await deleter.query('COMMIT');
-          expectProblem(await patching, 404, new RegExp(doomed.id));
-        } finally {
-          await deleter.end();
-        }
-        expect((await admin().get(`/admin/ai/tool-providers/${provider.id}`)).body).toMatchObject({
-          credential_id: null,
-          secret_env_var: null,
+    // PostgreSQL only, like the *.postgres-only suites: the embedded database serves one
+    // connection, so no second transaction can hold the lock there.
+    const onPostgres = embeddedRun ? () => undefined : it;
+    onPostgres('answers 404, not 422, for a credential deleted between the check and the write', async () => {
+      const provider = await createProvider();
+      const doomed = await createCredential();
+      const deleter = new Client({ connectionString: workerDatabaseUrl() });
+      await deleter.connect();
+      try {
+        await deleter.query('BEGIN');
+        await deleter.query('DELETE FROM credentials WHERE id = $1', [doomed.id]);
+        const patching = admin().patch(`/admin/ai/tool-providers/${provider.id}`, {
+          credential_id: doomed.id,
+          secret_env_var: 'SEARCH_API_KEY',
         });
-      },
-    );
+        // The credential check saw the row; the write's foreign-key check waits on the delete.
+        await eventually(
+          'the provider write to wait on the delete',
+          async () =>
+            (
+              await dbQuery(
+                `SELECT 1 FROM pg_stat_activity WHERE datname = current_database()
+                     AND wait_event_type = 'Lock' AND query ILIKE 'UPDATE "tool_providers"%'`,
+              )
+            ).length > 0,
+          10_000,
+        );
+        await deleter.query('COMMIT');
+        expectProblem(await patching, 404, new RegExp(doomed.id));
+      } finally {
+        await deleter.end();
+      }
+      expect((await admin().get(`/admin/ai/tool-providers/${provider.id}`)).body).toMatchObject({
+        credential_id: null,
+        secret_env_var: null,
+      });
+    });
 
     it('keeps a provider editable after its credential is deleted, failing closed until another is attached', async () => {
       const target = await createSpace(t.http, editor);
