@@ -381,6 +381,8 @@ describe('embedding configuration over HTTP (local provider server through TRUST
       expect((await admin.get('/')).body.status).toBe('pending_reindex');
       expect(await dbQuery(`SELECT 1 FROM item_embeddings`)).toEqual([]);
 
+      // Runs other suites left on this database (one for all suites on the embedded one) would count too.
+      await dbQuery(`DELETE FROM embedding_reindex_runs`);
       const total = await productCount();
       await withoutPublishedPages(async () => {
         const res = await admin.post('/reindex-products');
