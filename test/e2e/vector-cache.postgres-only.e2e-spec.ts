@@ -8,6 +8,7 @@ import { realArrayLiteral } from '../../src/modules/embeddings/vector-math';
 import { startApp, TestApp, workerDatabaseUrl } from '../support/app';
 import { dbQuery } from '../support/db';
 import { createSpace, createUser, TestUser } from '../support/factories';
+import { eventually } from '../support/server-process';
 
 /**
  * Without pgvector, nearest queries read an in-process copy of the vectors
@@ -67,6 +68,21 @@ describe('the in-memory vector copy (PostgreSQL without pgvector)', () => {
     expect(await nearestIds('glacier ice core samples', [space.id])).toEqual([later]);
     await writer.query('COMMIT');
     expect(await nearestIds('glacier ice core samples', [space.id])).toEqual([id, later]);
+  });
+
+  it('reads the changes in the background, so a search after many writes finds them already read', async () => {
+    const space = await createSpace(t.http, owner);
+    await nearestIds('tidal range', [space.id]);
+    const cache = t.app.get(VectorCache);
+    const before = cache.loaded()!.size;
+    for (const text of ['tidal range survey', 'tidal gauge readings', 'tidal current model'])
+      await writeVector(writer, randomUUID(), space.id, text);
+    // No search meanwhile: only the background follower reads them.
+    await eventually(
+      'the copy to hold the new vectors',
+      async () => cache.loaded()!.size === before + 3,
+      10_000,
+    );
   });
 
   it('follows a move to another space, a removal and the clearing of every vector', async () => {

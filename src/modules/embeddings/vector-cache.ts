@@ -1,7 +1,14 @@
-import { Injectable, OnModuleInit } from '@nestjs/common';
+import {
+  Injectable,
+  Logger,
+  OnApplicationBootstrap,
+  OnApplicationShutdown,
+  OnModuleInit,
+} from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { InstanceContext } from '../../database/instance-context';
+import { InstanceDatabases } from '../../database/instance-databases';
 import { JobRunner } from '../../platform/jobs/job-runner.service';
 import type { SemanticItemType } from './entities/item-embedding.entity';
 import { MemoryVectorIndex } from './memory-vector-index';
@@ -13,6 +20,12 @@ const PAGE = 5_000;
 /** A process that has not followed the changes for this long reloads whole: older removals are purged. */
 const MAX_FOLLOW_GAP_MS = 12 * 3_600_000;
 const PURGE_JOB = 'embeddings.purge-removals';
+/**
+ * How often a loaded copy reads what changed without waiting for a query: a
+ * reindex writes many thousands of vectors, which the first search after it
+ * would otherwise read (and every search arriving meanwhile wait for).
+ */
+const BACKGROUND_FOLLOW_MS = 1_000;
 
 interface WrittenRow {
   item_type: SemanticItemType;
@@ -75,6 +88,17 @@ class InstanceVectors {
       this.loading = { fingerprint: producer.fingerprint, loaded };
     }
     return this.loading.loaded;
+  }
+
+  /** The copy as it stands, without reading the changes; null before its first load. */
+  get loaded(): MemoryVectorIndex | null {
+    return this.index;
+  }
+
+  /** Reads the changes of a loaded copy, unless a read is under way (its callers are served by it). */
+  followInBackground(): Promise<void> {
+    if (!this.index || this.running) return Promise.resolve();
+    return this.follow();
   }
 
   /**
@@ -173,17 +197,56 @@ class InstanceVectors {
  * job) reaches that instance's copy.
  */
 @Injectable()
-export class VectorCache implements OnModuleInit {
+export class VectorCache implements OnModuleInit, OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger(VectorCache.name);
   private readonly instances = new Map<string, InstanceVectors>();
+  private timer: NodeJS.Timeout | null = null;
+  private following = false;
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly jobs: JobRunner,
+    private readonly databases: InstanceDatabases,
   ) {}
 
   onModuleInit(): void {
     this.jobs.register(PURGE_JOB, () => this.purgeRemovals());
     this.jobs.registerCron(PURGE_JOB, '41 * * * *', PURGE_JOB);
+  }
+
+  onApplicationBootstrap(): void {
+    this.timer = setInterval(() => void this.followLoaded(), BACKGROUND_FOLLOW_MS);
+    this.timer.unref();
+  }
+
+  onApplicationShutdown(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+  }
+
+  /** The current instance's copy as it stands (no read of the changes); null before its first load. */
+  loaded(): MemoryVectorIndex | null {
+    return this.instances.get(InstanceContext.instanceId())?.loaded ?? null;
+  }
+
+  /** Every loaded copy reads what changed, one instance after the other; copies not loaded stay so. */
+  private async followLoaded(): Promise<void> {
+    if (this.following || !this.instances.size) return;
+    this.following = true;
+    const failed = (instanceId: string, error: unknown) =>
+      this.logger.warn(
+        `Following the vectors of instance ${instanceId} failed: ${error instanceof Error ? error.message : String(error)}`,
+      );
+    try {
+      await this.databases.eachInstance(
+        () => this.instances.get(InstanceContext.instanceId())?.followInBackground() ?? Promise.resolve(),
+        failed,
+      );
+    } catch (error) {
+      failed(InstanceContext.instanceId(), error);
+    } finally {
+      this.following = false;
+    }
   }
 
   /** The current instance's index of this producer's vectors, current as of a read started after this call. */
