@@ -235,10 +235,8 @@ describe('the semantic index, kept fresh by product and standards-page events (l
         .slice(0, 10);
       const hits = await index.nearest({ vector, types: ['product'], spaceIds: [big.id], limit: 10 });
       expect(hits).toHaveLength(10);
-      if (embeddedRun) {
-        // HNSW is approximate: the best hit is among the exact best three.
-        expect(hits[0].score).toBeGreaterThanOrEqual(exact[2] - 1e-6);
-      } else {
+      // HNSW is approximate (its answer depends on what else the index holds): only its recall is checked, below.
+      if (!embeddedRun) {
         // By score, not id: many bulk products tie (same words, numbered names).
         hits.forEach((hit, i) => expect(hit.score).toBeCloseTo(exact[i], 6));
       }

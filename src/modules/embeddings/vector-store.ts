@@ -246,7 +246,9 @@ export class VectorStore implements OnModuleInit {
       return this.dataSource.transaction(async (em) => {
         // Filters after an index scan could leave fewer than `limit` rows: let the scan continue.
         if (this.iterativeScan) await em.query(`SET LOCAL hnsw.iterative_scan = relaxed_order`);
-        await em.query(`SET LOCAL hnsw.ef_search = ${Math.max(40, Math.min(1000, limit * 2))}`);
+        // A wider search than pgvector's default of 40: the space and type filters drop many of the
+        // nearest rows, and near-duplicate vectors (alike products) make the graph harder to walk.
+        await em.query(`SET LOCAL hnsw.ef_search = ${Math.max(100, Math.min(1000, limit * 5))}`);
         return toRows(await em.query(sql, params));
       });
     }
