@@ -28,7 +28,7 @@ export class RequireAuthGuard implements CanActivate {
     private readonly databases: InstanceDatabases,
   ) {}
 
-  async canActivate(context: ExecutionContext): Promise<boolean> {
+  canActivate(context: ExecutionContext): boolean | Promise<boolean> {
     const policy = this.reflector.getAllAndOverride<AccessPolicy | undefined>(ACCESS_POLICY, [
       context.getHandler(),
       context.getClass(),
@@ -37,12 +37,8 @@ export class RequireAuthGuard implements CanActivate {
     const instanceHeader = request.headers[INSTANCE_HEADER];
     if (request.actor && instanceHeader !== undefined) {
       const named = String(instanceHeader).trim().toLowerCase();
-      // The registry is asked only on a mismatch, so a matching header costs nothing.
-      if (named !== request.actor.instanceId) {
-        if (!isUuid(named)) throw new NotFound('instance');
-        if (!(await this.databases.exists(named))) throw new NotFound('instance', named);
-        throw new InstanceMismatch();
-      }
+      // Only a mismatch asks the registry (asynchronously): every other request stays synchronous.
+      if (named !== request.actor.instanceId) return this.refuseOtherInstance(named);
     }
     // SCIM routes authenticate with SCIM tokens in their own guard.
     if (policy?.kind === 'public' || policy?.kind === 'scim') return true;
@@ -54,5 +50,12 @@ export class RequireAuthGuard implements CanActivate {
       );
     }
     return true;
+  }
+
+  /** 404 for an `X-Instance-Id` naming no instance, 403 for another existing one. */
+  private async refuseOtherInstance(named: string): Promise<never> {
+    if (!isUuid(named)) throw new NotFound('instance');
+    if (!(await this.databases.exists(named))) throw new NotFound('instance', named);
+    throw new InstanceMismatch();
   }
 }

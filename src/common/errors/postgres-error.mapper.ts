@@ -8,6 +8,13 @@ interface PgDriverError {
   detail?: string;
 }
 
+/** The constraint a statement violated (SQLSTATE class 23), or null for any other error. */
+export function violatedConstraint(error: unknown): { code: string; constraint: string | null } | null {
+  if (!(error instanceof QueryFailedError)) return null;
+  const pg = error.driverError as PgDriverError;
+  return pg.code?.startsWith('23') ? { code: pg.code, constraint: pg.constraint ?? null } : null;
+}
+
 /** Human name of a constraint's subject, e.g. `spaces_slug_key` -> `slug`. */
 function subject(error: PgDriverError): string {
   const keyColumns = /^Key \(([^)]+)\)/.exec(error.detail ?? '')?.[1];

@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { EntityManager, In, QueryFailedError, Repository } from 'typeorm';
+import { EntityManager, In, Repository } from 'typeorm';
 import type { Actor } from '../../common/auth/actor';
 import { Conflict, FieldError, NotFound } from '../../common/errors/domain-error';
+import { violatedConstraint } from '../../common/errors/postgres-error.mapper';
 import { Page } from '../../common/http/page.dto';
 import { jsonValue } from '../../database/json-column';
 import { TransactionRunner } from '../../database/transaction-runner';
@@ -35,11 +36,6 @@ import { ToolCounts, toProviderToolResponse, toToolProviderResponse } from './to
 
 const MAX_SLUG = 64;
 const CREDENTIAL_FK = 'tool_providers_credential_fk';
-
-interface PgViolation {
-  code?: string;
-  constraint?: string;
-}
 
 /** Provider administration (superadmin): settings, their validation, counters and deletion. */
 @Injectable()
@@ -228,8 +224,8 @@ export class ToolProvidersService {
     try {
       return await this.tx.run(work);
     } catch (error) {
-      const pg = error instanceof QueryFailedError ? (error.driverError as PgViolation) : null;
-      if (credentialId && pg?.code === '23503' && pg.constraint === CREDENTIAL_FK) {
+      const violated = violatedConstraint(error);
+      if (credentialId && violated?.code === '23503' && violated.constraint === CREDENTIAL_FK) {
         throw new NotFound('credential', credentialId);
       }
       throw error;

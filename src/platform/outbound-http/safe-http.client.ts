@@ -102,12 +102,7 @@ export class SafeHttpClient implements OnModuleDestroy {
    */
   providerRefusal(url: string, trustedHosts: readonly string[]): string | null {
     const policy = this.policyFor(url, { trustedHosts });
-    let refused: string | null;
-    if (policy === null) {
-      const parsed = new URL(url);
-      if (!['http:', 'https:'].includes(parsed.protocol)) refused = 'it must use https';
-      else refused = parsed.username || parsed.password ? 'it must not contain credentials' : null;
-    } else refused = urlRefusal(url, policy);
+    const refused = policy === null ? trustedUrlRefusal(url) : urlRefusal(url, policy);
     // Names such as metadata.google.internal look public: refused by name, trusted or not.
     return refused ?? metadataRefusal(hostOf(url));
   }
@@ -206,4 +201,11 @@ export class SafeHttpClient implements OnModuleDestroy {
 
 function hostOf(url: string): string {
   return new URL(url).hostname.replace(/^\[|\]$/g, '');
+}
+
+/** A URL on a trusted host needs no address rules, only http(s) and no credentials. */
+function trustedUrlRefusal(url: string): string | null {
+  const parsed = new URL(url);
+  if (!['http:', 'https:'].includes(parsed.protocol)) return 'it must use https';
+  return parsed.username || parsed.password ? 'it must not contain credentials' : null;
 }
