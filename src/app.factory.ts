@@ -3,8 +3,8 @@ import { NestExpressApplication } from '@nestjs/platform-express';
 import cookieParser from 'cookie-parser';
 import { AppModule, AppModuleOptions } from './app.module';
 import { corsMiddleware } from './common/http/cors.middleware';
-import { instanceContextMiddleware } from './database/instance-context';
 import { httpMetricsMiddleware } from './common/http/http-metrics.middleware';
+import { instanceScopeMiddleware } from './common/http/instance-scope.middleware';
 import { API_PREFIX, legacyPathMiddleware } from './common/http/legacy-path.middleware';
 import { requestIdMiddleware } from './common/http/request-id.middleware';
 import { securityHeadersMiddleware } from './common/http/security-headers.middleware';
@@ -46,7 +46,7 @@ export async function createApp(options: AppModuleOptions): Promise<NestExpressA
   app.useBodyParser('urlencoded', { extended: true });
   app.use(storableBodyMiddleware);
   app.use(scimPreRoutingErrorMiddleware);
-  app.use(instanceContextMiddleware);
+  app.use(instanceScopeMiddleware);
   app.setGlobalPrefix(API_PREFIX);
   app.useGlobalPipes(createValidationPipe());
   setupSwagger(app);

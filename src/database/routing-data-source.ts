@@ -37,7 +37,7 @@ export function routingDataSource(deployment: DataSource): DataSource {
     if (isControlPlaneEntity(target)) return deployment.getRepository(target);
     let repository = repositories.get(target);
     if (!repository) {
-      repository = routingRepository(deployment.getRepository(target), target, current);
+      repository = routingRepository(deployment, deployment.getRepository(target), target, current);
       repositories.set(target, repository);
     }
     return repository;
@@ -62,13 +62,15 @@ export function deploymentDataSource(dataSource: DataSource): DataSource {
 }
 
 function routingRepository(
+  deployment: DataSource,
   deploymentRepository: Repository<ObjectLiteral>,
   target: EntityTarget<ObjectLiteral>,
   current: () => DataSource,
 ): Repository<ObjectLiteral> {
   return new Proxy(deploymentRepository, {
     get(_deploymentRepository, property) {
-      const repository = current().getRepository(target);
+      const dataSource = current();
+      const repository = dataSource === deployment ? deploymentRepository : dataSource.getRepository(target);
       const value: unknown = Reflect.get(repository, property, repository);
       return typeof value === 'function'
         ? (value as (...args: unknown[]) => unknown).bind(repository)

@@ -23,22 +23,27 @@ export class InstanceScopeGuard implements CanActivate {
     private readonly copies: InstanceUserCopies,
   ) {}
 
-  async canActivate(context: ExecutionContext): Promise<boolean> {
+  canActivate(context: ExecutionContext): boolean | Promise<boolean> {
     const actor = context.switchToHttp().getRequest<Request>().actor;
+    // `default` stays synchronous: it is every request of a single-instance deployment.
     if (!actor || actor.instanceId === DEFAULT_INSTANCE_ID) return true;
     if (
       this.reflector.getAllAndOverride<boolean>(CONTROL_PLANE, [context.getHandler(), context.getClass()])
     ) {
       return true;
     }
-    const dataSource = await this.databases.dataSource(actor.instanceId);
+    return this.enter(actor.instanceId, actor.userId);
+  }
+
+  private async enter(instanceId: string, userId: string): Promise<boolean> {
+    const dataSource = await this.databases.dataSource(instanceId);
     try {
-      await this.copies.ensure(actor.instanceId, actor.userId, dataSource);
+      await this.copies.ensure(instanceId, userId, dataSource);
     } catch (error) {
       // The scope is not narrowed yet, so the filter would not know the instance.
-      throw this.databases.unavailable(actor.instanceId, error) ?? error;
+      throw this.databases.unavailable(instanceId, error) ?? error;
     }
-    InstanceContext.narrow(actor.instanceId, dataSource);
+    InstanceContext.narrow(instanceId, dataSource);
     return true;
   }
 }
