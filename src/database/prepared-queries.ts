@@ -24,13 +24,24 @@ export class PreparedQueries {
   ) {}
 
   async query<Row>(text: string, values: unknown[]): Promise<Row[]> {
-    const pool = (this.dataSource.driver as unknown as { master: Pool }).master;
-    const result = await pool.query({
+    const result = await this.pool().query({
       name: this.sessionShared ? undefined : this.nameOf(text),
       text,
       values,
     });
     return result.rows as Row[];
+  }
+
+  /**
+   * Straight on the pool too, but parsed and planned on each call, for a
+   * statement whose best plan depends on its values.
+   */
+  async queryUnnamed<Row>(text: string, values: unknown[]): Promise<Row[]> {
+    return (await this.pool().query({ text, values })).rows as Row[];
+  }
+
+  private pool(): Pool {
+    return (this.dataSource.driver as unknown as { master: Pool }).master;
   }
 
   private nameOf(text: string): string {

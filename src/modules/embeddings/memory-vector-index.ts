@@ -49,6 +49,7 @@ export class MemoryVectorIndex {
   private readonly spaceSlotsById = new Map<string, number>();
   private maxScale = 0;
   private scores = new Float64Array(0);
+  private slotBuffer = new Int32Array(0);
 
   constructor(readonly dimensions: number) {
     this.columns = Array.from({ length: dimensions }, () => new Int8Array(INITIAL_CAPACITY));
@@ -103,40 +104,49 @@ export class MemoryVectorIndex {
     const allowedSpaces = this.allowedSpaces(query.spaceIds);
     if (!allowedSpaces) return [];
 
-    // Synchronous from here to the end: the scratch buffer is never shared between two queries.
-    const scores = this.scratch();
+    // Synchronous from here to the end: the scratch buffers are never shared between two queries.
+    const slots = this.eligibleSlots(allowedTypes, allowedSpaces);
+    const count = slots.length;
+    if (!count) return [];
+    // Scores by position in `slots`. When only some slots are eligible (a caller who reads a few
+    // spaces), only those are read from each column.
+    const scores = this.scratchScores(count);
+    const everySlot = count === this.used;
     let weight = 0;
     for (let d = 0; d < this.dimensions; d++) {
       const q = vector[d];
       if (q === 0) continue;
       weight += Math.abs(q);
       const column = this.columns[d];
-      for (let slot = 0; slot < this.used; slot++) scores[slot] += q * column[slot];
+      if (everySlot) for (let i = 0; i < count; i++) scores[i] += q * column[i];
+      else for (let i = 0; i < count; i++) scores[i] += q * column[slots[i]];
     }
-    let eligible = 0;
-    for (let slot = 0; slot < this.used; slot++) {
-      if (allowedTypes[this.typeCodes[slot]] && allowedSpaces[this.spaceSlots[slot]]) {
-        scores[slot] *= this.scales[slot];
-        eligible++;
-      } else {
-        scores[slot] = -Infinity;
-      }
-    }
-    if (!eligible) return [];
-    const floor = kthLargest(scores, this.used, Math.min(query.limit, eligible)) - this.maxScale * weight;
+    for (let i = 0; i < count; i++) scores[i] *= this.scales[slots[i]];
+    const floor = kthLargest(scores, count, Math.min(query.limit, count)) - this.maxScale * weight;
     const chosen: number[] = [];
-    for (let slot = 0; slot < this.used; slot++) if (scores[slot] >= floor) chosen.push(slot);
+    for (let i = 0; i < count; i++) if (scores[i] >= floor) chosen.push(i);
     chosen.sort((a, b) => scores[b] - scores[a]);
-    return chosen.slice(0, Math.max(query.limit, query.maxCandidates)).map((slot) => ({
-      type: TYPES_BY_CODE[this.typeCodes[slot]],
-      id: this.ids[slot],
+    return chosen.slice(0, Math.max(query.limit, query.maxCandidates)).map((i) => ({
+      type: TYPES_BY_CODE[this.typeCodes[slots[i]]],
+      id: this.ids[slots[i]],
     }));
   }
 
-  /** Zeroed scores for every used slot, reusing one buffer. */
-  private scratch(): Float64Array {
-    if (this.scores.length < this.used) this.scores = new Float64Array(this.capacity);
-    const scores = this.scores.subarray(0, this.used);
+  /** The used slots of the allowed types and spaces, ascending (free slots have no allowed type). */
+  private eligibleSlots(allowedTypes: Uint8Array, allowedSpaces: Uint8Array): Int32Array {
+    if (this.slotBuffer.length < this.used) this.slotBuffer = new Int32Array(this.capacity);
+    let count = 0;
+    for (let slot = 0; slot < this.used; slot++) {
+      if (allowedTypes[this.typeCodes[slot]] && allowedSpaces[this.spaceSlots[slot]])
+        this.slotBuffer[count++] = slot;
+    }
+    return this.slotBuffer.subarray(0, count);
+  }
+
+  /** `count` zeroed scores, reusing one buffer. */
+  private scratchScores(count: number): Float64Array {
+    if (this.scores.length < count) this.scores = new Float64Array(this.capacity);
+    const scores = this.scores.subarray(0, count);
     scores.fill(0);
     return scores;
   }
@@ -188,13 +198,12 @@ function resized<T extends Int8Array | Uint8Array | Int32Array | Float32Array>(f
   return to;
 }
 
-/** The k-th largest of the first `count` scores (k ≥ 1, -Infinity ignored), with a min-heap of k. */
+/** The k-th largest of the first `count` scores (k ≥ 1), with a min-heap of k. */
 function kthLargest(scores: Float64Array, count: number, k: number): number {
   const heap = new Float64Array(k);
   let size = 0;
   for (let slot = 0; slot < count; slot++) {
     const score = scores[slot];
-    if (score === -Infinity) continue;
     if (size < k) {
       let i = size++;
       heap[i] = score;
