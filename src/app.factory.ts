@@ -15,6 +15,7 @@ import {
 import { setupSwagger } from './common/openapi/swagger.setup';
 import { createValidationPipe } from './common/validation/validation.pipe';
 import { AppLogger } from './platform/logging/app-logger';
+import { ApiKeysService } from './modules/api-keys/api-keys.service';
 import { scimPreRoutingErrorMiddleware } from './modules/scim/scim-pre-routing-error.middleware';
 import { MetricsService } from './platform/metrics/metrics.service';
 
@@ -46,7 +47,8 @@ export async function createApp(options: AppModuleOptions): Promise<NestExpressA
   app.useBodyParser('urlencoded', { extended: true });
   app.use(storableBodyMiddleware);
   app.use(scimPreRoutingErrorMiddleware);
-  app.use(instanceScopeMiddleware);
+  const apiKeys = app.get(ApiKeysService);
+  app.use(instanceScopeMiddleware((secret) => apiKeys.instanceOfKey(secret)));
   app.setGlobalPrefix(API_PREFIX);
   app.useGlobalPipes(createValidationPipe());
   setupSwagger(app);

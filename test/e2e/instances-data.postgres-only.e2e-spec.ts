@@ -173,6 +173,19 @@ describe('Instances: data routing', () => {
     const spaces = await t.http.get(`${API}/spaces`).set({ Authorization: `Bearer ${key.body.key}` });
     expect(spaces.status).toBe(200);
     expect(spaces.body.items.map((s: { name: string }) => s.name)).toEqual(['North space']);
+    // A key of `default` stays on the deployment database, on its first use and once remembered.
+    const defaultKey = await t.http
+      .post(`${API}/api-keys/me/api-keys`)
+      .set(bearer(alice))
+      .send({ name: 'default' });
+    expect(defaultKey.status).toBe(201);
+    for (let use = 0; use < 2; use++) {
+      const onDefault = await t.http
+        .get(`${API}/spaces`)
+        .set({ Authorization: `Bearer ${defaultKey.body.key}` });
+      expect(onDefault.status).toBe(200);
+      expect(onDefault.body.items.map((s: { name: string }) => s.name)).not.toContain('North space');
+    }
     expectProblem(
       await t.http.get(`${API}/spaces`).set(bearer(aliceNorth)).set('X-Instance-Id', ids.south),
       403,

@@ -7,3 +7,6 @@ export const AUTH_STRATEGIES = ['jwt', 'api-key'];
 
 /** How an API key starts; refresh tokens start `vrt_`, so the two cannot be confused. */
 export const API_KEY_PREFIX = 'vk_';
+
+/** An API key: the prefix and 43 base64url characters (256 random bits), as a RegExp source. */
+export const API_KEY_PATTERN = `${API_KEY_PREFIX}[A-Za-z0-9_-]{43}`;

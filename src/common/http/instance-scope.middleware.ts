@@ -9,35 +9,48 @@ const bearerToken = ExtractJwt.fromAuthHeaderAsBearerToken();
 const INS_CLAIM = '"ins":';
 const DEFAULT_INS_CLAIM = `"ins":"${DEFAULT_INSTANCE_ID}"`;
 
+/** The instance of an API key, null for what is no key; it may fail (its database is down). */
+export type ApiKeyInstanceLookup = (secret: string) => Promise<string | null>;
+
 /**
- * Whether the request's credential may reach an instance other than
- * `default`: an API key (its instance is known only after its lookup) or an
- * access token whose `ins` claim names another instance. The token is only
- * read here, not trusted: authentication verifies it afterwards, and leaves
- * a forged one anonymous (on `default`). Should a caller of another instance
- * still arrive without a scope, InstanceScopeGuard refuses the request.
+ * Whether an access token may reach an instance other than `default`: its
+ * `ins` claim names another one. The token is only read here, not trusted:
+ * authentication verifies it afterwards, and leaves a forged one anonymous
+ * (on `default`). Read as text, not parsed: the tokens this server signs are
+ * JSON.stringify's output, with one `ins` at most.
  */
-export function mayReachAnotherInstance(request: Request): boolean {
-  const token = bearerToken(request);
-  if (!token) return false;
-  if (token.startsWith(API_KEY_PREFIX)) return true;
+export function tokenNamesAnotherInstance(token: string): boolean {
   const payload = token.split('.')[1];
   if (payload === undefined) return false;
-  // Read as text, not parsed: the tokens this server signs are JSON.stringify's output, with one
-  // `ins` at most, and any other text fails verification.
   const claims = Buffer.from(payload, 'base64url').toString('utf8');
   return claims.includes(INS_CLAIM) && !claims.includes(DEFAULT_INS_CLAIM);
 }
 
 /**
  * Opens the request's instance scope when its credential may reach another
- * instance; every other request is served on `default` outside any scope
- * (instance-context.ts says why). InstanceScopeGuard narrows the scope once
- * the caller is known, and refuses a caller of another instance without one.
- * Mounted after the body parsers: they resume the chain from stream
- * callbacks, which would not carry a scope opened before them.
+ * instance: a token naming one, or an API key of one (looked up, and
+ * remembered, by ApiKeysService); a key whose lookup fails gets a scope, and
+ * authentication decides. Every other request is served on `default` outside
+ * any scope (instance-context.ts says why). InstanceScopeGuard narrows the
+ * scope once the caller is known, and refuses a caller of another instance
+ * without one. Mounted after the body parsers: they resume the chain from
+ * stream callbacks, which would not carry a scope opened before them.
  */
-export function instanceScopeMiddleware(request: Request, _res: Response, next: NextFunction): void {
-  if (mayReachAnotherInstance(request)) InstanceContext.openRequestScope(next);
-  else next();
+export function instanceScopeMiddleware(apiKeyInstance: ApiKeyInstanceLookup) {
+  return (request: Request, _res: Response, next: NextFunction): void => {
+    const token = bearerToken(request);
+    if (!token) return next();
+    if (!token.startsWith(API_KEY_PREFIX)) {
+      if (tokenNamesAnotherInstance(token)) InstanceContext.openRequestScope(next);
+      else next();
+      return;
+    }
+    apiKeyInstance(token).then(
+      (instance) =>
+        instance === null || instance === DEFAULT_INSTANCE_ID
+          ? next()
+          : InstanceContext.openRequestScope(next),
+      () => InstanceContext.openRequestScope(next),
+    );
+  };
 }

@@ -3,11 +3,11 @@ import { PassportStrategy } from '@nestjs/passport';
 import type { Request } from 'express';
 import { Strategy } from 'passport-custom';
 import type { Actor } from '../../common/auth/actor';
-import { API_KEY_PREFIX } from '../../common/auth/auth-strategies';
+import { API_KEY_PATTERN } from '../../common/auth/auth-strategies';
 import { ApiKeysService } from './api-keys.service';
 
 // `vk_` and 43 base64url characters; anything else is not one of our keys and needs no lookup.
-const API_KEY = new RegExp(`^bearer +(${API_KEY_PREFIX}[A-Za-z0-9_-]{43})$`, 'i');
+const API_KEY = new RegExp(`^bearer +(${API_KEY_PATTERN})$`, 'i');
 
 /** `Authorization: Bearer vk_…`: the key's creator, with the key's id and tier. */
 @Injectable()

@@ -5,7 +5,7 @@ import type { Actor } from '../../common/auth/actor';
 import { PrefetchedSpace, SpaceAccessPort, SpaceAccessRow } from '../../common/permissions/space-access.port';
 import { DEFAULT_INSTANCE_ID } from '../../database/instance-ids';
 import { PreparedQueries } from '../../database/prepared-queries';
-import { API_KEY_PREFIX } from '../../common/auth/auth-strategies';
+import { API_KEY_PATTERN, API_KEY_PREFIX } from '../../common/auth/auth-strategies';
 import { Forbidden, NotFound, ValidationFailed } from '../../common/errors/domain-error';
 import type { Page } from '../../common/http/page.dto';
 import type { RateLimitTier } from '../../config/app.config';
@@ -21,6 +21,9 @@ import { ApiKey } from './entities/api-key.entity';
 /** `vk_` and the first 8 random characters: enough to tell keys apart, far too little to guess one. */
 const PREFIX_LENGTH = API_KEY_PREFIX.length + 8;
 const LAST_USED_RESOLUTION_SECONDS = 60;
+const API_KEY_SECRET = new RegExp(`^${API_KEY_PATTERN}$`);
+/** How many keys' instances a process remembers (a key never moves to another instance). */
+const KEY_INSTANCES_REMEMBERED = 10_000;
 
 interface KeyActorRow {
   id: string;
@@ -59,6 +62,9 @@ function requireTierAllowed(actor: Actor, tier: RateLimitTier, current: RateLimi
 @Injectable()
 export class ApiKeysService {
   private readonly logger = new Logger(ApiKeysService.name);
+
+  // Instance ids by key hash, oldest first.
+  private readonly keyInstances = new Map<string, string>();
 
   constructor(
     @InjectRepository(ApiKey) private readonly keys: Repository<ApiKey>,
@@ -216,6 +222,29 @@ export class ApiKeysService {
     return spaceKey === undefined || row.instance_id !== DEFAULT_INSTANCE_ID
       ? { actor }
       : { actor, space: { key: spaceKey, row: row.space ?? null } };
+  }
+
+  /**
+   * The instance of a key, null for what is no key of ours; read before
+   * authentication (which checks everything else about the key), to know
+   * whether the request needs an instance scope (instance-scope.middleware.ts).
+   * Remembered per process: a key never moves to another instance.
+   */
+  async instanceOfKey(secret: string): Promise<string | null> {
+    if (!API_KEY_SECRET.test(secret)) return null;
+    const hash = tokenHash(secret);
+    const known = this.keyInstances.get(hash);
+    if (known !== undefined) return known;
+    const [row] = await this.prepared.query<{ instance_id: string }>(
+      'SELECT instance_id FROM api_keys WHERE key_hash = $1',
+      [hash],
+    );
+    if (!row) return null;
+    if (this.keyInstances.size >= KEY_INSTANCES_REMEMBERED) {
+      this.keyInstances.delete(this.keyInstances.keys().next().value!);
+    }
+    this.keyInstances.set(hash, row.instance_id);
+    return row.instance_id;
   }
 
   // The condition makes concurrent requests of one key write once; a failure must not fail the request.
