@@ -12,9 +12,10 @@ import { loadConfig } from '../../src/config/app.config';
 import { ConfigModule } from '../../src/config/config.module';
 import { RateLimitGuard } from '../../src/modules/rate-limits/rate-limit.guard';
 import { RateLimitsModule } from '../../src/modules/rate-limits/rate-limits.module';
-import { Clock } from '../../src/platform/clock/clock';
 import { MetricsModule } from '../../src/platform/metrics/metrics.module';
 import { startApp, TestApp } from '../support/app';
+import { Clock } from '../../src/platform/clock/clock';
+import { pinLimiterClock } from '../support/limiter-clock';
 import { bearer, createUser, login, rootUser, TestUser } from '../support/factories';
 import { expectProblem } from '../support/problem';
 
@@ -26,19 +27,6 @@ const MINUTE = 60_000;
 const HOUR = 3_600_000;
 // Five seconds into a wall-clock hour, far from today so no real traffic shares its windows.
 const HOUR_START = Date.UTC(2031, 0, 1, 10, 0, 0);
-
-/** Moves the limiter's clock (only the limiter reads it; tokens keep real time). */
-function pinClock(t: TestApp, at: number) {
-  let now = at;
-  jest.spyOn(t.app.get(Clock), 'now').mockImplementation(() => now);
-  return {
-    set: (ms: number) => void (now = ms),
-    advance: (ms: number) => void (now += ms),
-    get now() {
-      return now;
-    },
-  };
-}
 
 const redisEnv = () => ({ REDIS_URL, REDIS_KEY_PREFIX: `verity-e2e:${randomUUID()}:` });
 
@@ -89,7 +77,7 @@ describe.each([
   afterAll(() => t.close());
 
   it('lets the 60th request of a minute through and refuses the 61st with 429, Retry-After and headers', async () => {
-    const clock = pinClock(t, HOUR_START + 5_000);
+    const clock = pinLimiterClock(t, HOUR_START + 5_000);
     const minuteEnd = (HOUR_START + MINUTE) / 1000;
 
     const first = await anonymous(t);
@@ -124,7 +112,7 @@ describe.each([
 
   it('does not charge the hour window for requests the minute window refused', async () => {
     const hour = HOUR_START + 1 * HOUR;
-    const clock = pinClock(t, hour);
+    const clock = pinLimiterClock(t, hour);
     await repeat(60, () => anonymous(t), 401);
     await repeat(15, () => anonymous(t), 429);
     clock.advance(MINUTE);
@@ -137,7 +125,7 @@ describe.each([
 
   it('refuses the 1001st request of an hour, reports the hour window, and charges the refused ones to no minute', async () => {
     const hour = HOUR_START + 2 * HOUR;
-    const clock = pinClock(t, hour);
+    const clock = pinLimiterClock(t, hour);
     for (let minute = 0; minute < 16; minute++) {
       clock.set(hour + minute * MINUTE);
       const last = await repeat(60, () => anonymous(t), 401);
@@ -177,12 +165,12 @@ describe.each([
 describe('rate-limit buckets, headers and exemptions', () => {
   let t: TestApp;
   let root: TestUser;
-  let clock: ReturnType<typeof pinClock>;
+  let clock: ReturnType<typeof pinLimiterClock>;
 
   beforeAll(async () => {
     t = await startApp({ env: { RATE_LIMIT_ANON_TIER: 'standard', RATE_LIMIT_USER_TIER: 'premium' } });
     root = await rootUser(t.http);
-    clock = pinClock(t, HOUR_START + 10 * HOUR);
+    clock = pinLimiterClock(t, HOUR_START + 10 * HOUR);
   });
   // Setup (registering users) gets an hour of its own too, away from what the last test used up.
   beforeEach(() => freshHour());
@@ -359,8 +347,8 @@ describe('two replicas on one Redis', () => {
   });
 
   it('share one budget', async () => {
-    pinClock(a, HOUR_START + 20 * HOUR);
-    pinClock(b, HOUR_START + 20 * HOUR);
+    pinLimiterClock(a, HOUR_START + 20 * HOUR);
+    pinLimiterClock(b, HOUR_START + 20 * HOUR);
     for (let i = 1; i <= 60; i++) {
       const res = await anonymous(i % 2 ? a : b);
       expect(res.status).toBe(401);
@@ -373,8 +361,8 @@ describe('two replicas on one Redis', () => {
   });
 
   it('share a user budget across replicas too', async () => {
-    pinClock(a, HOUR_START + 21 * HOUR);
-    pinClock(b, HOUR_START + 21 * HOUR);
+    pinLimiterClock(a, HOUR_START + 21 * HOUR);
+    pinLimiterClock(b, HOUR_START + 21 * HOUR);
     const user = await createUser(a.http);
     const { token } = await login(b.http, user.email, user.password);
     await a.http.get(ME).set(bearer(user)).expect('X-RateLimit-Remaining', '999');
