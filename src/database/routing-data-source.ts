@@ -37,7 +37,7 @@ export function routingDataSource(deployment: DataSource): DataSource {
     if (isControlPlaneEntity(target)) return deployment.getRepository(target);
     let repository = repositories.get(target);
     if (!repository) {
-      repository = routingRepository(deployment, deployment.getRepository(target), target, current);
+      repository = routingRepository(deployment.getRepository(target), target);
       repositories.set(target, repository);
     }
     return repository;
@@ -62,15 +62,14 @@ export function deploymentDataSource(dataSource: DataSource): DataSource {
 }
 
 function routingRepository(
-  deployment: DataSource,
   deploymentRepository: Repository<ObjectLiteral>,
   target: EntityTarget<ObjectLiteral>,
-  current: () => DataSource,
 ): Repository<ObjectLiteral> {
   return new Proxy(deploymentRepository, {
     get(_deploymentRepository, property) {
-      const dataSource = current();
-      const repository = dataSource === deployment ? deploymentRepository : dataSource.getRepository(target);
+      // Outside any instance scope (and on `default` inside one) it is the deployment's own.
+      const scoped = InstanceContext.current()?.dataSource;
+      const repository = scoped ? scoped.getRepository(target) : deploymentRepository;
       const value: unknown = Reflect.get(repository, property, repository);
       return typeof value === 'function'
         ? (value as (...args: unknown[]) => unknown).bind(repository)
