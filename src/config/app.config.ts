@@ -46,6 +46,12 @@ export interface AppConfig {
    * which serves a single process.
    */
   webConcurrency: number;
+  /**
+   * SEARCH_CACHE_ENTRIES: search answers each worker process keeps (default
+   * 1,000; 0 turns the cache off). An answer is served again only while
+   * nothing it is made of has changed (SearchCache).
+   */
+  searchCacheEntries: number;
   dataDir: string;
   redisUrl: string | null;
   /** Prepended to every Redis key, so that deployments (or test runs) can share one Redis. */
@@ -522,6 +528,7 @@ export function loadConfig(env: Env = process.env, stdoutIsTty = process.stdout.
     databaseUrl,
     databasePoolSize: databaseUrl ? integer(env, 'DATABASE_POOL_SIZE', 10, 1, 200) : 1,
     instanceDatabasePoolSize: integer(env, 'INSTANCE_DATABASE_POOL_SIZE', 4, 1, 100),
+    searchCacheEntries: integer(env, 'SEARCH_CACHE_ENTRIES', 1_000, 0, 100_000),
     webConcurrency: webConcurrency(env, databaseUrl),
     dataDir,
     redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),

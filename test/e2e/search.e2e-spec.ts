@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Response } from 'supertest';
 import { DataSource } from 'typeorm';
+import { SearchCache } from '../../src/modules/search/search-cache';
 import { RANK_WINDOW } from '../../src/modules/search/search.queries';
 import { JobRunner } from '../../src/platform/jobs/job-runner.service';
 import { OutboxDispatcher } from '../../src/platform/outbox/outbox.dispatcher';
@@ -526,6 +527,116 @@ describe('POST /search', () => {
         await db.query(`ALTER TABLE item_embeddings_away RENAME TO item_embeddings`);
       }
       expect((await found(fay, { query: w, mode: 'semantic' })).items.length).toBeGreaterThan(0);
+    });
+  });
+
+  describe('answers kept between searches', () => {
+    // The tables whose writes make a kept answer stale (the SearchChanges migration).
+    const WATCHED = [
+      'products',
+      'standard_pages',
+      'risks',
+      'policies',
+      'quality_incidents',
+      'tickets',
+      'spaces',
+      'space_memberships',
+      'item_embeddings',
+      'item_embedding_removals',
+    ];
+
+    /** A caller with one product of its own, found by `fresh`, and nothing left for the background to write. */
+    async function kept() {
+      const user = await createUser(t.http, { first_name: 'Kept' });
+      const space = await createSpace(t.http, user);
+      const fresh = word();
+      const product = await createProduct(t.http, user, space, { name: `Kept ${fresh}` });
+      await t.app.get(OutboxDispatcher).drain();
+      await t.app.get(JobRunner).drain();
+      return { user, space, product, body: { query: fresh, mode: 'keyword' } };
+    }
+
+    /** Takes an item out of search behind the cache's back: no watched table is written. */
+    async function dropDocument(productId: string): Promise<void> {
+      await t.app
+        .get(DataSource)
+        .query(`DELETE FROM search_documents WHERE type = 'product' AND id = $1`, [productId]);
+    }
+
+    it.each(WATCHED)('serves an answer again until %s is written, then computes it afresh', async (table) => {
+      const { user, product, body } = await kept();
+      const first = await found(user, body);
+      expect(first).toEqual({ items: [expect.objectContaining({ id: product.id })], total: 1 });
+      await dropDocument(product.id);
+      expect(await found(user, body)).toEqual(first);
+      // A statement trigger fires for a statement that changes no row, too.
+      await t.app.get(DataSource).query(`DELETE FROM ${table} WHERE false`);
+      expect(await found(user, body)).toEqual({ items: [], total: 0 });
+    });
+
+    it('keeps answers per caller and per request', async () => {
+      const { user, space, product, body } = await kept();
+      const other = await createUser(t.http, { first_name: 'Other' });
+      await addMember(t.http, user, space, other, 'viewer');
+      expect((await found(user, body)).total).toBe(1);
+      await dropDocument(product.id);
+      // Another caller's first search of it, and another limit of the same caller: computed, not kept ones.
+      expect(await found(other, body)).toEqual({ items: [], total: 0 });
+      expect(await found(user, { ...body, limit: 5 })).toEqual({ items: [], total: 0 });
+    });
+
+    it('answers a write through the API at once', async () => {
+      const { user, space, product, body } = await kept();
+      expect((await found(user, body)).total).toBe(1);
+      const renamed = await t.http
+        .patch(`${API}/catalog/spaces/${space.slug}/products/${product.id}`)
+        .set(bearer(user))
+        .send({ name: `Renamed ${body.query}` });
+      expect(renamed.status).toBe(200);
+      expect((await found(user, body)).items).toEqual([
+        expect.objectContaining({ id: product.id, title: `Renamed ${body.query}` }),
+      ]);
+      const deleted = await t.http
+        .delete(`${API}/catalog/spaces/${space.slug}/products/${product.id}`)
+        .set(bearer(user));
+      expect(deleted.status).toBe(204);
+      expect(await found(user, body)).toEqual({ items: [], total: 0 });
+    });
+
+    it('prunes the changes below a horizon taken more than two minutes ago, then takes the next', async () => {
+      const db = t.app.get(DataSource);
+      await db.query(
+        `UPDATE search_change_horizon SET horizon = pg_snapshot_xmin(pg_current_snapshot()), taken_at = now() - interval '3 minutes'`,
+      );
+      const [{ horizon }] = (await db.query(
+        `SELECT horizon::text AS horizon FROM search_change_horizon`,
+      )) as {
+        horizon: string;
+      }[];
+      const { user, space } = await kept();
+      const written = `SELECT count(*)::int AS n FROM search_changes WHERE xid >= $1::xid8`;
+      const below = `SELECT count(*)::int AS n FROM search_changes WHERE xid < $1::xid8`;
+      const [{ n: after }] = (await db.query(written, [horizon])) as { n: number }[];
+      expect(after).toBeGreaterThan(0);
+
+      await t.app.get(SearchCache).prune();
+      expect(await db.query(below, [horizon])).toEqual([{ n: 0 }]);
+      expect(await db.query(written, [horizon])).toEqual([{ n: after }]);
+      const [next] = (await db.query(
+        `SELECT horizon::text AS horizon, taken_at > now() - interval '1 minute' AS recent FROM search_change_horizon`,
+      )) as { horizon: string; recent: boolean }[];
+      expect(next.recent).toBe(true);
+      expect(BigInt(next.horizon)).toBeGreaterThan(BigInt(horizon));
+
+      // The new horizon is too young to prune by: nothing goes, and it stays.
+      await createProduct(t.http, user, space);
+      const [{ n: more }] = (await db.query(written, [horizon])) as { n: number }[];
+      expect(more).toBeGreaterThan(after);
+      await t.app.get(SearchCache).prune();
+      expect(await db.query(written, [horizon])).toEqual([{ n: more }]);
+      expect(await db.query(`SELECT horizon::text AS horizon FROM search_change_horizon`)).toEqual([
+        { horizon: next.horizon },
+      ]);
     });
   });
 

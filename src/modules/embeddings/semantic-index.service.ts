@@ -46,6 +46,21 @@ export class SemanticIndexService implements OnApplicationBootstrap {
     this.store.warm(producer);
   }
 
+  /** The effective configuration, for a caller that reads it once and passes it on (nearestTo). */
+  configuration(): Promise<EffectiveEmbeddingConfig> {
+    return this.configs.effective();
+  }
+
+  /**
+   * What of a configuration semantic answers depend on: whether it is on,
+   * and the embedder and index version of the vectors it compares with.
+   */
+  static answersOf(config: EffectiveEmbeddingConfig): string {
+    if (!config.isEnabled) return 'disabled';
+    const { fingerprint, indexVersion } = producerOf(config);
+    return `${fingerprint}:${indexVersion}`;
+  }
+
   /** Embeds a search query with the effective configuration; null when embeddings are disabled or the provider fails (the caller falls back to keyword). */
   async embedQuery(text: string): Promise<number[] | null> {
     return this.embedWith(await this.configs.effective(), text);
@@ -61,8 +76,12 @@ export class SemanticIndexService implements OnApplicationBootstrap {
    * for embedQuery, and when the vector store fails (search then falls back
    * to keyword, as for a failing provider).
    */
-  async nearestTo(text: string, query: NearestItemsQuery): Promise<SemanticHit[] | null> {
-    const config = await this.configs.effective();
+  async nearestTo(
+    text: string,
+    query: NearestItemsQuery,
+    config?: EffectiveEmbeddingConfig,
+  ): Promise<SemanticHit[] | null> {
+    config ??= await this.configs.effective();
     const vector = await this.embedWith(config, text);
     if (!vector) return null;
     try {

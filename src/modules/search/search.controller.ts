@@ -34,7 +34,9 @@ export class SearchController {
       'neighbours found. **hybrid** (default): both lists (each cut to `limit`) merged by reciprocal rank fusion, ' +
       'k = 60; `total` counts each matching item once. When embeddings are disabled or the provider fails, ' +
       'semantic answers no items and hybrid answers exactly what keyword answers. Equal scores list by type ' +
-      '(product, standard_page, risk, policy, incident, ticket), then id.',
+      "(product, standard_page, risk, policy, incident, ticket), then id. An answer may come from the server's " +
+      'cache of recent answers, which is checked against the database on every call: it always reflects every ' +
+      'write committed before the request.',
   })
   @ApiOkResponse({ type: SearchResponse })
   @ApiProblems(404, 422, 429)

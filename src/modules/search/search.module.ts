@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { EmbeddingsModule } from '../embeddings/embeddings.module';
+import { SearchCache } from './search-cache';
 import { SearchController } from './search.controller';
 import { SearchQueries } from './search.queries';
 import { SearchService } from './search.service';
@@ -8,6 +9,6 @@ import { SearchService } from './search.service';
 @Module({
   imports: [EmbeddingsModule],
   controllers: [SearchController],
-  providers: [SearchService, SearchQueries],
+  providers: [SearchService, SearchQueries, SearchCache],
 })
 export class SearchModule {}

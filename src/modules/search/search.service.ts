@@ -1,15 +1,27 @@
 import { Injectable } from '@nestjs/common';
 import type { Actor } from '../../common/auth/actor';
 import { SpaceAccessPort } from '../../common/permissions/space-access.port';
+import type { EffectiveEmbeddingConfig } from '../embeddings/embedding-config.types';
 import { SemanticIndexService, SemanticItemType } from '../embeddings/semantic-index.service';
 import { SearchDto, SearchItemResponse, SearchResponse } from './dto/search.dto';
 import { reciprocalRankFusion } from './rank-fusion';
+import { SearchCache } from './search-cache';
 import { SearchHit, SearchQueries, SearchScope } from './search.queries';
 import { KeywordQuery, keywordQuery, renderSnippet } from './search-text';
-import { SEARCH_TYPES, SearchType } from './search-types';
+import { SEARCH_TYPES, SearchMode, SearchType } from './search-types';
 
 /** The types with vectors in the semantic index; the others are found by keyword only. */
 const SEMANTIC_TYPES: readonly SemanticItemType[] = ['product', 'standard_page'];
+
+/** A search as asked, its defaults applied (the cache key is made of it). */
+interface SearchRequest {
+  query: string;
+  /** In SEARCH_TYPES order, each once. */
+  types: SearchType[];
+  spaceSlug: string | null;
+  limit: number;
+  mode: SearchMode;
+}
 
 const TYPE_ORDER = new Map<SearchType, number>(SEARCH_TYPES.map((type, index) => [type, index]));
 
@@ -28,23 +40,51 @@ export class SearchService {
     private readonly access: SpaceAccessPort,
     private readonly queries: SearchQueries,
     private readonly semanticIndex: SemanticIndexService,
+    private readonly cache: SearchCache,
   ) {}
 
+  /**
+   * Answers from the cache while nothing the answer is made of has changed
+   * (SearchCache). The key holds everything else it depends on: the caller,
+   * the request, and for semantic matching the embedder and index version.
+   */
   async search(actor: Actor, dto: SearchDto): Promise<SearchResponse> {
-    const scope = await this.scopeOf(actor, dto.space_slug);
-    const types = dto.types ? [...new Set(dto.types)] : [...SEARCH_TYPES];
-    const limit = dto.limit ?? 20;
-    const mode = dto.mode ?? 'hybrid';
-    const query = keywordQuery(dto.query);
+    const request: SearchRequest = {
+      query: dto.query,
+      types: SEARCH_TYPES.filter((type) => !dto.types || dto.types.includes(type)),
+      spaceSlug: dto.space_slug ?? null,
+      limit: dto.limit ?? 20,
+      mode: dto.mode ?? 'hybrid',
+    };
+    const embedding = request.mode === 'keyword' ? null : await this.semanticIndex.configuration();
+    const key = JSON.stringify([
+      actor.userId,
+      actor.isSuperadmin,
+      request,
+      embedding && SemanticIndexService.answersOf(embedding),
+    ]);
+    return this.cache.answer(key, () => this.compute(actor, request, embedding));
+  }
+
+  private async compute(
+    actor: Actor,
+    { query: text, types, spaceSlug, limit, mode }: SearchRequest,
+    embedding: EffectiveEmbeddingConfig | null,
+  ): Promise<{ answer: SearchResponse; cacheable: boolean }> {
+    const scope = await this.scopeOf(actor, spaceSlug);
+    const query = keywordQuery(text);
 
     const [semantic, keyword] = await Promise.all([
-      mode === 'keyword' ? null : this.semanticHits(dto.query, types, scope, limit),
+      embedding ? this.semanticHits(embedding, text, types, scope, limit) : null,
       mode === 'semantic' ? null : this.queries.keywordHits(query, types, scope, limit),
     ]);
+    // No semantic hits from an enabled embedder: the provider or the vector store failed (not kept).
+    const cacheable = semantic !== null || !embedding?.isEnabled;
+    const answered = async (answer: Promise<SearchResponse>) => ({ answer: await answer, cacheable });
     // Semantic mode: every neighbour found is a match, so the total is what is shown.
-    if (!keyword) return this.answer(query, semantic ?? [], null, scope);
+    if (!keyword) return answered(this.answer(query, semantic ?? [], null, scope));
     const ranked = keyword.hits.sort(byScore).slice(0, limit);
-    if (!semantic) return this.answer(query, ranked, keyword.total, scope);
+    if (!semantic) return answered(this.answer(query, ranked, keyword.total, scope));
 
     const fused = reciprocalRankFusion(
       [ranked, semantic.slice(0, limit)].map((list) =>
@@ -55,13 +95,13 @@ export class SearchService {
       this.queries.countNotMatching(query, semantic),
       this.answer(query, fused.slice(0, limit), 0, scope),
     ]);
-    return { ...answer, total: keyword.total + unmatched };
+    return { answer: { ...answer, total: keyword.total + unmatched }, cacheable };
   }
 
   /** The one space of `space_slug` (404 unless the caller reads it), else every space the caller reads. */
-  private async scopeOf(actor: Actor, spaceSlug: string | undefined): Promise<SearchScope> {
+  private async scopeOf(actor: Actor, spaceSlug: string | null): Promise<SearchScope> {
     const scope: SearchScope = { userId: actor.userId, isSuperadmin: actor.isSuperadmin, spaceId: null };
-    if (spaceSlug !== undefined)
+    if (spaceSlug !== null)
       scope.spaceId = (await this.access.requireRole(actor, spaceSlug, 'viewer')).space.id;
     return scope;
   }
@@ -72,6 +112,7 @@ export class SearchService {
    * cannot answer (embeddings disabled, provider failed).
    */
   private async semanticHits(
+    embedding: EffectiveEmbeddingConfig,
     text: string,
     types: readonly SearchType[],
     scope: SearchScope,
@@ -85,7 +126,11 @@ export class SearchService {
         ? ('all' as const)
         : await this.queries.memberSpaceIds(scope.userId);
     if (!spaceIds.length) return [];
-    const hits = await this.semanticIndex.nearestTo(text, { types: semanticTypes, spaceIds, limit });
+    const hits = await this.semanticIndex.nearestTo(
+      text,
+      { types: semanticTypes, spaceIds, limit },
+      embedding,
+    );
     return hits?.map(({ type, id, score }) => ({ type, id, score })) ?? null;
   }
 
