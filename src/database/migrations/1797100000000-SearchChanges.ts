@@ -20,6 +20,9 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  *   hybrid answers).
  * - `search_change_horizon` is where pruning starts next time (see
  *   SearchCache): one row.
+ * - The triggers fire ALWAYS, also where a session replicates
+ *   (`session_replication_role = replica`): a change they miss would leave
+ *   answers stale.
  */
 const WATCHED = [
   'products',
@@ -62,11 +65,13 @@ export class SearchChanges1797100000000 implements MigrationInterface {
          RETURN NULL;
        END $$`,
     );
-    for (const table of WATCHED)
+    for (const table of WATCHED) {
       await queryRunner.query(
         `CREATE TRIGGER ${trigger(table)} AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON "${table}"
            FOR EACH STATEMENT EXECUTE FUNCTION "search_change_record"()`,
       );
+      await queryRunner.query(`ALTER TABLE "${table}" ENABLE ALWAYS TRIGGER ${trigger(table)}`);
+    }
   }
 
   public async down(queryRunner: QueryRunner): Promise<void> {
