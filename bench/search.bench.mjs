@@ -20,6 +20,7 @@ const SPACES = 100;
 const MEMBER_OF = 20;
 const DB = 'verity_bench_search';
 const PASSWORD = 'bench-password-1';
+const WRITES_PER_SECOND = Number(process.env.BENCH_SEARCH_WRITES ?? 2);
 const MODES = (process.env.BENCH_SEARCH_MODES ?? 'keyword,hybrid').split(',').map((mode) => mode.trim());
 for (const mode of MODES)
   if (mode !== 'keyword' && mode !== 'hybrid') throw new Error(`BENCH_SEARCH_MODES: unknown mode ${mode}`);
@@ -146,6 +147,36 @@ function searching(base, token, mode) {
   };
 }
 
+/**
+ * Runs `work` while a product of a space the member reads is edited WRITES_PER_SECOND times a
+ * second: each edit makes every kept answer stale, so searches are computed again after each.
+ */
+async function whileWriting(base, token, client, work) {
+  const { rows } = await client.query(
+    `SELECT p.id, s.slug FROM products p JOIN spaces s ON s.id = p.space_id WHERE s.slug = 'bench-space-1' LIMIT 1`,
+  );
+  const [{ id, slug }] = rows;
+  let writing = true;
+  let writes = 0;
+  const writer = (async () => {
+    while (writing) {
+      const res = await fetch(`${base}/api/v1.0/catalog/spaces/${slug}/products/${id}`, {
+        method: 'PATCH',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ description: `Edited ${++writes} times while searches ran.` }),
+      });
+      if (!res.ok) throw new Error(`write: ${res.status} ${await res.text()}`);
+      await new Promise((r) => setTimeout(r, 1000 / WRITES_PER_SECOND));
+    }
+  })();
+  try {
+    return await work();
+  } finally {
+    writing = false;
+    await writer;
+  }
+}
+
 /** Keyword as a member and as a superadmin, then hybrid: the lines and their p99s. */
 async function searches(base, member, root, label) {
   const rows = [];
@@ -216,13 +247,19 @@ async function main() {
       storeName = `, ${config.vector_store}`;
     }
     const cached = await searches(server.base, member, root, `cache on${storeName}`);
+    const written = await whileWriting(server.base, root.token, client, () =>
+      measure(
+        `POST /search keyword (member of 20 spaces, cache on, ${WRITES_PER_SECOND} product writes/s)`,
+        searching(server.base, member.token, 'keyword'),
+      ),
+    );
     await server.stop();
     server = await startProcess({ env: { ...env, SEARCH_CACHE_ENTRIES: '0' } });
     // Unmeasured: the new process's first searches load the vectors, plan and compile.
     for (const mode of MODES)
       await measureOnce(`warm-up ${mode}`, { ...searching(server.base, member.token, mode), duration: 3 });
     const computed = await searches(server.base, member, root, `cache off${storeName}`);
-    report([...rows, ...cached.rows, ...computed.rows]);
+    report([...rows, ...cached.rows, written, ...computed.rows]);
     console.log(`targets: ${cached.targets}`);
     console.log(`         ${computed.targets}`);
   } finally {
