@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Response } from 'supertest';
 import { DataSource } from 'typeorm';
+import { SEARCH_WATCHED_TABLES } from '../../src/database/migrations/1797100000000-SearchChanges';
 import { SearchCache } from '../../src/modules/search/search-cache';
 import { RANK_WINDOW } from '../../src/modules/search/search.queries';
 import { JobRunner } from '../../src/platform/jobs/job-runner.service';
@@ -531,20 +532,6 @@ describe('POST /search', () => {
   });
 
   describe('answers kept between searches', () => {
-    // The tables whose writes make a kept answer stale (the SearchChanges migration).
-    const WATCHED = [
-      'products',
-      'standard_pages',
-      'risks',
-      'policies',
-      'quality_incidents',
-      'tickets',
-      'spaces',
-      'space_memberships',
-      'item_embeddings',
-      'item_embedding_removals',
-    ];
-
     /** A caller with one product of its own, found by `fresh`, and nothing left for the background to write. */
     async function kept() {
       const user = await createUser(t.http, { first_name: 'Kept' });
@@ -563,16 +550,19 @@ describe('POST /search', () => {
         .query(`DELETE FROM search_documents WHERE type = 'product' AND id = $1`, [productId]);
     }
 
-    it.each(WATCHED)('serves an answer again until %s is written, then computes it afresh', async (table) => {
-      const { user, product, body } = await kept();
-      const first = await found(user, body);
-      expect(first).toEqual({ items: [expect.objectContaining({ id: product.id })], total: 1 });
-      await dropDocument(product.id);
-      expect(await found(user, body)).toEqual(first);
-      // A statement trigger fires for a statement that changes no row, too.
-      await t.app.get(DataSource).query(`DELETE FROM ${table} WHERE false`);
-      expect(await found(user, body)).toEqual({ items: [], total: 0 });
-    });
+    it.each(SEARCH_WATCHED_TABLES)(
+      'serves an answer again until %s is written, then computes it afresh',
+      async (table) => {
+        const { user, product, body } = await kept();
+        const first = await found(user, body);
+        expect(first).toEqual({ items: [expect.objectContaining({ id: product.id })], total: 1 });
+        await dropDocument(product.id);
+        expect(await found(user, body)).toEqual(first);
+        // A statement trigger fires for a statement that changes no row, too.
+        await t.app.get(DataSource).query(`DELETE FROM ${table} WHERE false`);
+        expect(await found(user, body)).toEqual({ items: [], total: 0 });
+      },
+    );
 
     it('keeps answers per caller and per request', async () => {
       const { user, space, product, body } = await kept();

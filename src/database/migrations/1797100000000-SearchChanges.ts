@@ -24,7 +24,7 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  *   (`session_replication_role = replica`): a change they miss would leave
  *   answers stale.
  */
-const WATCHED = [
+export const SEARCH_WATCHED_TABLES = [
   'products',
   'standard_pages',
   'risks',
@@ -65,7 +65,7 @@ export class SearchChanges1797100000000 implements MigrationInterface {
          RETURN NULL;
        END $$`,
     );
-    for (const table of WATCHED) {
+    for (const table of SEARCH_WATCHED_TABLES) {
       await queryRunner.query(
         `CREATE TRIGGER ${trigger(table)} AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON "${table}"
            FOR EACH STATEMENT EXECUTE FUNCTION "search_change_record"()`,
@@ -75,7 +75,8 @@ export class SearchChanges1797100000000 implements MigrationInterface {
   }
 
   public async down(queryRunner: QueryRunner): Promise<void> {
-    for (const table of WATCHED) await queryRunner.query(`DROP TRIGGER ${trigger(table)} ON "${table}"`);
+    for (const table of SEARCH_WATCHED_TABLES)
+      await queryRunner.query(`DROP TRIGGER ${trigger(table)} ON "${table}"`);
     await queryRunner.query(`DROP FUNCTION "search_change_record"()`);
     await queryRunner.query(`DROP TABLE "search_change_horizon"`);
     await queryRunner.query(`DROP TABLE "search_changes"`);
