@@ -7,7 +7,7 @@
 //  - hybrid mode (keyword + semantic merged by reciprocal rank fusion): target p99 < 60 ms.
 // Twice: as served (the mix repeats, so answers come from the search cache, checked
 // against the database on each search), then by a server with the cache off
-// (SEARCH_CACHE_ENTRIES=0), where every search is computed.
+// (SEARCH_CACHE_ITEMS=0), where every search is computed.
 //
 //   npm run bench -- search          (builds first)
 //   BENCH_DURATION=5 node bench/search.bench.mjs
@@ -254,7 +254,7 @@ async function main() {
       ),
     );
     await server.stop();
-    server = await startProcess({ env: { ...env, SEARCH_CACHE_ENTRIES: '0' } });
+    server = await startProcess({ env: { ...env, SEARCH_CACHE_ITEMS: '0' } });
     // Unmeasured: the new process's first searches load the vectors, plan and compile.
     for (const mode of MODES)
       await measureOnce(`warm-up ${mode}`, { ...searching(server.base, member.token, mode), duration: 3 });

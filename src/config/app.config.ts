@@ -47,11 +47,12 @@ export interface AppConfig {
    */
   webConcurrency: number;
   /**
-   * SEARCH_CACHE_ENTRIES: search answers each worker process keeps (default
-   * 1,000; 0 turns the cache off). An answer is served again only while
-   * nothing it is made of has changed (SearchCache).
+   * SEARCH_CACHE_ITEMS: how many search result items (an answer weighs its
+   * items, plus one) each worker process keeps (default 20,000: 20 to 40 MB;
+   * 0 turns the cache off). An answer is served again only while nothing it
+   * is made of has changed (SearchCache).
    */
-  searchCacheEntries: number;
+  searchCacheItems: number;
   dataDir: string;
   redisUrl: string | null;
   /** Prepended to every Redis key, so that deployments (or test runs) can share one Redis. */
@@ -528,7 +529,7 @@ export function loadConfig(env: Env = process.env, stdoutIsTty = process.stdout.
     databaseUrl,
     databasePoolSize: databaseUrl ? integer(env, 'DATABASE_POOL_SIZE', 10, 1, 200) : 1,
     instanceDatabasePoolSize: integer(env, 'INSTANCE_DATABASE_POOL_SIZE', 4, 1, 100),
-    searchCacheEntries: integer(env, 'SEARCH_CACHE_ENTRIES', 1_000, 0, 100_000),
+    searchCacheItems: integer(env, 'SEARCH_CACHE_ITEMS', 20_000, 0, 1_000_000),
     webConcurrency: webConcurrency(env, databaseUrl),
     dataDir,
     redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
