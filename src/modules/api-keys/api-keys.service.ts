@@ -6,6 +6,7 @@ import { PrefetchedSpace, SpaceAccessPort, SpaceAccessRow } from '../../common/p
 import { DEFAULT_INSTANCE_ID } from '../../database/instance-ids';
 import { PreparedQueries } from '../../database/prepared-queries';
 import { API_KEY_PATTERN, API_KEY_PREFIX } from '../../common/auth/auth-strategies';
+import { LruCache } from '../../common/cache/lru-cache';
 import { Forbidden, NotFound, ValidationFailed } from '../../common/errors/domain-error';
 import type { Page } from '../../common/http/page.dto';
 import type { RateLimitTier } from '../../config/app.config';
@@ -63,8 +64,8 @@ function requireTierAllowed(actor: Actor, tier: RateLimitTier, current: RateLimi
 export class ApiKeysService {
   private readonly logger = new Logger(ApiKeysService.name);
 
-  // Instance ids by key hash, oldest first.
-  private readonly keyInstances = new Map<string, string>();
+  // Instance ids by key hash.
+  private readonly keyInstances = new LruCache<string>({ capacity: KEY_INSTANCES_REMEMBERED });
 
   constructor(
     @InjectRepository(ApiKey) private readonly keys: Repository<ApiKey>,
@@ -240,9 +241,6 @@ export class ApiKeysService {
       [hash],
     );
     if (!row) return null;
-    if (this.keyInstances.size >= KEY_INSTANCES_REMEMBERED) {
-      this.keyInstances.delete(this.keyInstances.keys().next().value!);
-    }
     this.keyInstances.set(hash, row.instance_id);
     return row.instance_id;
   }

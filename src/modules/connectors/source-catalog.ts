@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { LruCache } from '../../common/cache/lru-cache';
 import type { ReadOnlySession } from './user-database';
 
 /** A column of a source table as its own catalog describes it. */
@@ -124,7 +125,7 @@ const CACHE_MAX = 1_000;
  */
 @Injectable()
 export class SourceCatalog {
-  private readonly cache = new Map<string, { at: number; table: SourceTable }>();
+  private readonly cache = new LruCache<SourceTable>({ capacity: CACHE_MAX, ttlMs: CACHE_TTL_MS });
 
   async resolveTable(
     session: ReadOnlySession,
@@ -132,16 +133,10 @@ export class SourceCatalog {
     options: { cacheKey?: string } = {},
   ): Promise<SourceTable | null> {
     const key = options.cacheKey === undefined ? null : `${options.cacheKey}\u0000${raw}`;
-    if (key) {
-      const hit = this.cache.get(key);
-      if (hit && Date.now() - hit.at < CACHE_TTL_MS) return hit.table;
-      this.cache.delete(key);
-    }
+    const hit = key === null ? undefined : this.cache.get(key);
+    if (hit) return hit;
     const table = await this.lookup(session, raw);
-    if (key && table) {
-      if (this.cache.size >= CACHE_MAX) this.cache.delete(this.cache.keys().next().value as string);
-      this.cache.set(key, { at: Date.now(), table });
-    }
+    if (key && table) this.cache.set(key, table);
     return table;
   }
 

@@ -72,16 +72,15 @@ export class SemanticIndexService implements OnApplicationBootstrap {
   }
 
   /**
-   * The nearest items to a text, with one read of the configuration; null as
-   * for embedQuery, and when the vector store fails (search then falls back
+   * The nearest items to a text under a configuration read by the caller
+   * (`configuration()`), once for the whole search; null as for embedQuery, and when the vector store fails (search then falls back
    * to keyword, as for a failing provider).
    */
   async nearestTo(
     text: string,
     query: NearestItemsQuery,
-    config?: EffectiveEmbeddingConfig,
+    config: EffectiveEmbeddingConfig,
   ): Promise<SemanticHit[] | null> {
-    config ??= await this.configs.effective();
     const vector = await this.embedWith(config, text);
     if (!vector) return null;
     try {

@@ -1,4 +1,5 @@
 import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
+import { LruCache } from '../../common/cache/lru-cache';
 import { APP_CONFIG, AppConfig } from '../../config/app.config';
 import { InstanceContext } from '../../database/instance-context';
 import { PreparedQueries } from '../../database/prepared-queries';
@@ -18,67 +19,10 @@ export const ANSWER_TTL_MS = 60_000;
 const PRUNE_HORIZON_AGE = '2 minutes';
 export const PRUNE_JOB = 'search.prune-changes';
 
-interface Entry<T> {
-  /** The database snapshot (`pg_snapshot` text) taken before the answer was computed. */
+/** A kept answer and the database snapshot (`pg_snapshot` text) taken before it was computed. */
+interface KeptAnswer {
   snapshot: string;
-  /** When that snapshot was taken (ms). */
-  takenAt: number;
-  answer: T;
-}
-
-/**
- * Entries weighing at most `capacity` in all (an entry's weight is
- * `weigh(answer)`), the least recently used leaving first; none older than
- * the TTL. An answer heavier than the whole capacity is not kept.
- */
-export class AnswerCache<T> {
-  // A Map iterates in insertion order: a use re-inserts, so the first key is the least recently used.
-  private readonly entries = new Map<string, Entry<T> & { weight: number }>();
-  private weight = 0;
-
-  constructor(
-    private readonly capacity: number,
-    private readonly ttlMs: number,
-    private readonly weigh: (answer: T) => number,
-    private readonly clock: () => number = Date.now,
-  ) {}
-
-  get size(): number {
-    return this.entries.size;
-  }
-
-  /** The weight of every entry kept. */
-  get totalWeight(): number {
-    return this.weight;
-  }
-
-  get(key: string): Entry<T> | undefined {
-    const entry = this.entries.get(key);
-    if (!entry) return undefined;
-    this.entries.delete(key);
-    if (this.clock() - entry.takenAt >= this.ttlMs) {
-      this.weight -= entry.weight;
-      return undefined;
-    }
-    this.entries.set(key, entry);
-    return entry;
-  }
-
-  set(key: string, entry: Entry<T>): void {
-    this.remove(key);
-    const weight = this.weigh(entry.answer);
-    if (weight > this.capacity) return;
-    this.entries.set(key, { ...entry, weight });
-    this.weight += weight;
-    while (this.weight > this.capacity) this.remove(this.entries.keys().next().value!);
-  }
-
-  private remove(key: string): void {
-    const entry = this.entries.get(key);
-    if (!entry) return;
-    this.entries.delete(key);
-    this.weight -= entry.weight;
-  }
+  answer: SearchResponse;
 }
 
 // The snapshot a search starts from, and whether a transaction that wrote what a search reads
@@ -110,7 +54,7 @@ const PRUNE_SQL = `WITH moved AS (
  */
 @Injectable()
 export class SearchCache implements OnModuleInit {
-  private readonly answers: AnswerCache<SearchResponse>;
+  private readonly answers: LruCache<KeptAnswer>;
   private readonly enabled: boolean;
 
   constructor(
@@ -119,11 +63,11 @@ export class SearchCache implements OnModuleInit {
     private readonly jobs: JobRunner,
   ) {
     // 1 to 2 kB of memory an item (title, snippet, ids; measured 1.1 kB for 250-character snippets).
-    this.answers = new AnswerCache(
-      config.searchCacheItems,
-      ANSWER_TTL_MS,
-      (answer) => 1 + answer.items.length,
-    );
+    this.answers = new LruCache({
+      capacity: config.searchCacheItems,
+      ttlMs: ANSWER_TTL_MS,
+      weigh: ({ answer }) => 1 + answer.items.length,
+    });
     this.enabled = config.searchCacheItems > 0;
   }
 
@@ -153,7 +97,8 @@ export class SearchCache implements OnModuleInit {
     // Every statement computing the answer takes its snapshot after this one: whatever they see
     // that this one did not, was committed since, and is therefore a change the next check finds.
     const { answer, cacheable } = await compute();
-    if (cacheable) this.answers.set(scopedKey, { snapshot, takenAt, answer });
+    // Its age counts from the snapshot: pruning relies on no snapshot older than the TTL being checked.
+    if (cacheable) this.answers.set(scopedKey, { snapshot, answer }, takenAt);
     return answer;
   }
 

@@ -6,7 +6,7 @@ import { SemanticIndexService, SemanticItemType } from '../embeddings/semantic-i
 import { SearchDto, SearchItemResponse, SearchResponse } from './dto/search.dto';
 import { reciprocalRankFusion } from './rank-fusion';
 import { SearchCache } from './search-cache';
-import { SearchHit, SearchQueries, SearchScope } from './search.queries';
+import { KeywordHits, SearchHit, SearchQueries, SearchScope } from './search.queries';
 import { KeywordQuery, keywordQuery, renderSnippet } from './search-text';
 import { SEARCH_TYPES, SearchMode, SearchType } from './search-types';
 
@@ -78,13 +78,25 @@ export class SearchService {
       embedding ? this.semanticHits(embedding, text, types, scope, limit) : null,
       mode === 'semantic' ? null : this.queries.keywordHits(query, types, scope, limit),
     ]);
-    // No semantic hits from an enabled embedder: the provider or the vector store failed (not kept).
-    const cacheable = semantic !== null || !embedding?.isEnabled;
-    const answered = async (answer: Promise<SearchResponse>) => ({ answer: await answer, cacheable });
+    return {
+      answer: await this.merged(query, semantic, keyword, scope, limit),
+      // No semantic hits from an enabled embedder: the provider or the vector store failed (not kept).
+      cacheable: semantic !== null || !embedding?.isEnabled,
+    };
+  }
+
+  /** The answer of either list alone, or of both fused. */
+  private async merged(
+    query: KeywordQuery,
+    semantic: SearchHit[] | null,
+    keyword: KeywordHits | null,
+    scope: SearchScope,
+    limit: number,
+  ): Promise<SearchResponse> {
     // Semantic mode: every neighbour found is a match, so the total is what is shown.
-    if (!keyword) return answered(this.answer(query, semantic ?? [], null, scope));
+    if (!keyword) return this.answer(query, semantic ?? [], null, scope);
     const ranked = keyword.hits.sort(byScore).slice(0, limit);
-    if (!semantic) return answered(this.answer(query, ranked, keyword.total, scope));
+    if (!semantic) return this.answer(query, ranked, keyword.total, scope);
 
     const fused = reciprocalRankFusion(
       [ranked, semantic.slice(0, limit)].map((list) =>
@@ -95,7 +107,7 @@ export class SearchService {
       this.queries.countNotMatching(query, semantic),
       this.answer(query, fused.slice(0, limit), 0, scope),
     ]);
-    return { answer: { ...answer, total: keyword.total + unmatched }, cacheable };
+    return { ...answer, total: keyword.total + unmatched };
   }
 
   /** The one space of `space_slug` (404 unless the caller reads it), else every space the caller reads. */
