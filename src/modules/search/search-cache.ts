@@ -10,14 +10,14 @@ import type { SearchResponse } from './dto/search.dto';
  * How long a cached answer may be served, however unchanged: the pruning of
  * `search_changes` relies on no answer living longer.
  */
-export const ANSWER_TTL_MS = 60_000;
+const ANSWER_TTL_MS = 60_000;
 
 /**
  * A horizon prunes only once it is this old, longer than ANSWER_TTL_MS
  * with a margin for the two clocks (the server's and the database's).
  */
 const PRUNE_HORIZON_AGE = '2 minutes';
-export const PRUNE_JOB = 'search.prune-changes';
+const PRUNE_JOB = 'search.prune-changes';
 
 /** A kept answer and the database snapshot (`pg_snapshot` text) taken before it was computed. */
 interface KeptAnswer {
