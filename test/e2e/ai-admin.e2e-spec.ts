@@ -118,7 +118,23 @@ describe('AI administration over HTTP (real PostgreSQL, local provider server)',
   describe('provider configuration', () => {
     it('creates once (409 on a second POST), keeps the key write-only, updates and deletes', async () => {
       await admin().delete('/admin/ai-config/');
-      expectProblem(await admin().get('/admin/ai-config/'), 404);
+      // Nothing stored and no AI_PROVIDER: the effective (empty, disabled) configuration, never a 404.
+      const unconfigured = {
+        id: null,
+        source: 'environment',
+        provider: null,
+        model_name: null,
+        api_key_set: false,
+        api_base_url: null,
+        temperature: null,
+        max_tokens: null,
+        is_enabled: false,
+        created_at: null,
+        updated_at: null,
+      };
+      const empty = await admin().get('/admin/ai-config/');
+      expect(empty.status).toBe(200);
+      expect(empty.body).toEqual(unconfigured);
       const created = await configure({ temperature: 0.2, max_tokens: 256 });
       expect(created.body).toEqual(
         expect.objectContaining({
@@ -149,7 +165,9 @@ describe('AI administration over HTTP (real PostgreSQL, local provider server)',
       expect(read.body.model_name).toBe('gpt-4.1-mini');
 
       expect((await admin().delete('/admin/ai-config/')).status).toBe(204);
+      expect((await admin().get('/admin/ai-config/')).body).toEqual(unconfigured);
       expectProblem(await admin().delete('/admin/ai-config/'), 404);
+      expectProblem(await admin().patch('/admin/ai-config/', { model_name: 'm' }), 404);
       const audit = await dbQuery<{ action: string; details: unknown }>(
         `SELECT action, details FROM audit_log WHERE resource_id = $1 ORDER BY created_at`,
         [created.body.id],
@@ -243,9 +261,18 @@ describe('AI administration over HTTP (real PostgreSQL, local provider server)',
     it('lists code defaults, previews (422 naming a missing variable), versions and resets', async () => {
       const list = await admin().get('/admin/prompts');
       expect(list.status).toBe(200);
-      expect(list.body).toEqual(
+      expect(list.body.items).toEqual(
         expect.arrayContaining([expect.objectContaining({ prompt_key: 'alert_explain', active_version: 0 })]),
       );
+      expect(list.body.total).toBe(list.body.items.length);
+      const keys = list.body.items.map((p: { prompt_key: string }) => p.prompt_key);
+      expect(keys).toEqual([...keys].sort());
+      const second = await admin().get('/admin/prompts?skip=1&limit=1');
+      expect(second.body).toEqual({
+        items: [expect.objectContaining({ prompt_key: keys[1] })],
+        total: list.body.total,
+      });
+      expectProblem(await admin().get('/admin/prompts?skip=-1'), 422);
       expectProblem(await admin().get('/admin/prompts/no_such_prompt'), 404);
 
       const missing = await admin().post('/admin/prompts/alert_explain/preview', {
@@ -451,12 +478,26 @@ describe('AI administration over HTTP (real PostgreSQL, local provider server)',
         profile_id: primary.body.id,
       });
       expect(route.status).toBe(200);
-      expect((await admin().get('/admin/ai-model-routing/routes')).body).toEqual(
+      const routes = await admin().get('/admin/ai-model-routing/routes');
+      expect(routes.body.items).toEqual(
         expect.arrayContaining([
           expect.objectContaining({ feature: 'test_connection', profile_id: primary.body.id }),
         ]),
       );
-      expect((await admin().get('/admin/ai-model-routing/profiles')).body.length).toBeGreaterThanOrEqual(2);
+      expect(routes.body.total).toBe(routes.body.items.length);
+      const profiles = await admin().get('/admin/ai-model-routing/profiles');
+      expect(profiles.body.total).toBeGreaterThanOrEqual(2);
+      const names = profiles.body.items.map((p: { name: string }) => p.name);
+      expect(names).toEqual([...names].sort());
+      expect((await admin().get('/admin/ai-model-routing/profiles?skip=1&limit=1')).body).toEqual({
+        items: [expect.objectContaining({ name: names[1] })],
+        total: profiles.body.total,
+      });
+      expect((await admin().get('/admin/ai-model-routing/routes?limit=1')).body).toEqual({
+        items: [routes.body.items[0]],
+        total: routes.body.total,
+      });
+      expectProblem(await admin().get('/admin/ai-model-routing/profiles?limit=0'), 422);
       expectProblem(
         await admin().put('/admin/ai-model-routing/routes', { feature: 'test_connection', profile_id: NIL }),
         422,

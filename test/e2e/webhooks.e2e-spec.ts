@@ -87,7 +87,7 @@ describe('webhooks', () => {
       expect.objectContaining({ secret_set: true, is_enabled: true, event_types: ['product.created'] }),
     );
     const list = await t.http.get(hooks()).set(bearer(admin));
-    const listed = list.body.find((w: { id: string }) => w.id === created.id);
+    const listed = list.body.items.find((w: { id: string }) => w.id === created.id);
     expect(listed).not.toHaveProperty('secret');
     expect(listed.secret_set).toBe(true);
     const [row] = await t.app
@@ -212,7 +212,7 @@ describe('webhooks', () => {
     await settle();
     await receiver.waitForCount(1);
     const list = await t.http.get(hooks()).set(bearer(admin));
-    const hook = list.body.find((w: { id: string }) => w.id === created.id);
+    const hook = list.body.items.find((w: { id: string }) => w.id === created.id);
     expect(hook).toEqual(
       expect.objectContaining({ is_enabled: false, disabled_reason: 'The endpoint answered 410 Gone.' }),
     );
@@ -241,7 +241,7 @@ describe('webhooks', () => {
     await settle();
     await receiver.waitForCount(1);
     const list = await t.http.get(hooks()).set(bearer(admin));
-    expect(list.body.find((w: { id: string }) => w.id === created.id)).toEqual(
+    expect(list.body.items.find((w: { id: string }) => w.id === created.id)).toEqual(
       expect.objectContaining({
         is_enabled: false,
         disabled_reason: 'Deliveries to the endpoint have failed for 24 hours.',
@@ -318,6 +318,19 @@ describe('webhooks', () => {
       await t.http.patch(`${hooks()}/${created.id}`).set(bearer(admin)).send({ description: 'x' }),
       404,
     );
+  });
+
+  it('lists the webhooks of a space as {items, total}, oldest first, with skip and limit', async () => {
+    const own = await createSpace(t.http, admin);
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) ids.push((await createHook({ description: `hook ${i}` }, own)).id);
+    const all = await t.http.get(hooks(own)).set(bearer(admin));
+    expect(all.status).toBe(200);
+    expect(all.body.total).toBe(3);
+    expect(all.body.items.map((w: { id: string }) => w.id)).toEqual(ids);
+    const page = await t.http.get(`${hooks(own)}?skip=1&limit=1`).set(bearer(admin));
+    expect(page.body).toEqual({ items: [expect.objectContaining({ id: ids[1] })], total: 3 });
+    expect(invalidFields(await t.http.get(`${hooks(own)}?limit=201`).set(bearer(admin)))).toEqual(['limit']);
   });
 
   it('is for space admins: editors get 403, non-members 404', async () => {

@@ -33,10 +33,9 @@ export class AiConfigController {
     operationId: 'getAiConfig',
     summary: 'Read the effective LLM provider configuration',
     description:
-      "The database configuration when one exists (`source: database`), else the one from the AI_PROVIDER, AI_MODEL, AI_API_KEY and AI_API_BASE_URL environment variables (`source: environment`); 404 when neither exists. The key is never returned: `api_key_set` says whether one is stored. Every route here works on the scope of the credential's instance: the global configuration on `default`, else that instance's override (kept in its database), which its AI calls use instead of the global one; without an override an instance reads the global configuration.",
+      "The database configuration when one exists (`source: database`), else the one from the AI_PROVIDER, AI_MODEL, AI_API_KEY and AI_API_BASE_URL environment variables (`source: environment`). When neither names a provider and a model it still answers 200 with what the environment holds (`source: environment`, `provider` and `model_name` null unless set, `is_enabled: false`), as the embedding configuration does, so an admin page can render its form; AI features answer 503 until a configuration exists. The key is never returned: `api_key_set` says whether one is stored. Every route here works on the scope of the credential's instance: the global configuration on `default`, else that instance's override (kept in its database), which its AI calls use instead of the global one; without an override an instance reads the global configuration.",
   })
   @ApiOkResponse({ type: AiConfigResponse })
-  @ApiProblems(404)
   get(): Promise<AiConfigResponse> {
     return this.configs.get();
   }
@@ -75,7 +74,8 @@ export class AiConfigController {
   @ApiOperation({
     operationId: 'deleteAiConfig',
     summary: 'Delete the LLM provider configuration',
-    description: 'The environment configuration, if any, takes effect again.',
+    description:
+      "The next configuration in line takes effect again: on an instance the global one, else the environment's (GET then answers `source: environment`). 404 when nothing is stored in this scope.",
   })
   @ApiNoContentResponse({ description: 'Deleted.' })
   @ApiProblems(404)

@@ -125,10 +125,24 @@ export class AiConfigService {
     };
   }
 
+  /** The effective configuration; without one, the environment's incomplete one, disabled, so an admin form can render. */
   async get(): Promise<AiConfigResponse> {
     const config = await this.effective();
-    if (!config) throw new NotFound('AI provider configuration');
-    return toResponse(config);
+    if (config) return toResponse(config);
+    const env = this.app.ai;
+    return {
+      id: null,
+      source: 'environment',
+      provider: env.provider,
+      model_name: env.model,
+      api_key_set: env.apiKey !== null,
+      api_base_url: env.apiBaseUrl,
+      temperature: null,
+      max_tokens: null,
+      is_enabled: false,
+      created_at: null,
+      updated_at: null,
+    };
   }
 
   async create(actor: Actor, dto: CreateAiConfigDto): Promise<AiConfigResponse> {

@@ -1,5 +1,6 @@
-import { Body, Controller, Get, Post, Put } from '@nestjs/common';
+import { Body, Controller, Get, Post, Put, Query } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Page, PageOf, PageQuery } from '../../common/http/page.dto';
 import { ApiProblems } from '../../common/openapi/api-problems.decorator';
 import { SuperadminOnly } from '../../common/permissions/superadmin.guard';
 import {
@@ -23,11 +24,12 @@ export class ModelRoutingController {
   @ApiOperation({
     operationId: 'listAiModelProfiles',
     summary: 'List model profiles',
-    description: `The profiles of the caller's instance. ${PER_INSTANCE}`,
+    description: `The profiles of the caller's instance, by name; \`{items, total}\` with \`skip\`/\`limit\`. ${PER_INSTANCE}`,
   })
-  @ApiOkResponse({ type: ModelProfileResponse, isArray: true })
-  listProfiles(): Promise<ModelProfileResponse[]> {
-    return this.routing.listProfiles();
+  @ApiOkResponse({ type: PageOf(ModelProfileResponse) })
+  @ApiProblems(422)
+  listProfiles(@Query() page: PageQuery): Promise<Page<ModelProfileResponse>> {
+    return this.routing.listProfiles(page);
   }
 
   @Post('profiles')
@@ -49,11 +51,12 @@ export class ModelRoutingController {
   @ApiOperation({
     operationId: 'listAiModelRoutes',
     summary: 'List model routes',
-    description: `The routes of the caller's instance. ${PER_INSTANCE}`,
+    description: `The routes of the caller's instance, by feature; \`{items, total}\` with \`skip\`/\`limit\`. ${PER_INSTANCE}`,
   })
-  @ApiOkResponse({ type: ModelRouteResponse, isArray: true })
-  listRoutes(): Promise<ModelRouteResponse[]> {
-    return this.routing.listRoutes();
+  @ApiOkResponse({ type: PageOf(ModelRouteResponse) })
+  @ApiProblems(422)
+  listRoutes(@Query() page: PageQuery): Promise<Page<ModelRouteResponse>> {
+    return this.routing.listRoutes(page);
   }
 
   @Put('routes')

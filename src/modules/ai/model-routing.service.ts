@@ -3,6 +3,7 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
 import { Repository } from 'typeorm';
 import { Conflict, ValidationFailed } from '../../common/errors/domain-error';
+import type { Page, PageQuery } from '../../common/http/page.dto';
 import { PreparedQueries } from '../../database/prepared-queries';
 import { SecretBox } from '../../platform/crypto/secret-box.service';
 import {
@@ -106,13 +107,15 @@ export class ModelRoutingService {
     };
   }
 
-  async listProfiles(): Promise<ModelProfileResponse[]> {
-    const rows = await this.profiles
+  async listProfiles(page: PageQuery): Promise<Page<ModelProfileResponse>> {
+    const [rows, total] = await this.profiles
       .createQueryBuilder('p')
       .addSelect('p.apiKeySealed')
       .orderBy('p.name', 'ASC')
-      .getMany();
-    return rows.map(toProfileResponse);
+      .skip(page.skip ?? 0)
+      .take(page.limit ?? 50)
+      .getManyAndCount();
+    return { items: rows.map(toProfileResponse), total };
   }
 
   async createProfile(dto: CreateModelProfileDto): Promise<ModelProfileResponse> {
@@ -143,9 +146,14 @@ export class ModelRoutingService {
     return toProfileResponse(row);
   }
 
-  async listRoutes(): Promise<ModelRouteResponse[]> {
-    const rows = await this.routes.find({ relations: { profile: true }, order: { feature: 'ASC' } });
-    return rows.map(toRouteResponse);
+  async listRoutes(page: PageQuery): Promise<Page<ModelRouteResponse>> {
+    const [rows, total] = await this.routes.findAndCount({
+      relations: { profile: true },
+      order: { feature: 'ASC' },
+      skip: page.skip ?? 0,
+      take: page.limit ?? 50,
+    });
+    return { items: rows.map(toRouteResponse), total };
   }
 
   async putRoute(dto: PutModelRouteDto): Promise<ModelRouteResponse> {

@@ -1,7 +1,8 @@
-import { Body, Controller, Get, HttpCode, Param, Post } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Actor } from '../../common/auth/actor';
 import { CurrentActor } from '../../common/auth/current-actor.decorator';
+import { Page, PageOf, PageQuery } from '../../common/http/page.dto';
 import { ApiProblems } from '../../common/openapi/api-problems.decorator';
 import { SuperadminOnly } from '../../common/permissions/superadmin.guard';
 import {
@@ -26,11 +27,12 @@ export class PromptsController {
     operationId: 'listPrompts',
     summary: 'List prompt definitions',
     description:
-      "Every prompt defined in code, with the version in use (0 = the code default). Stored versions belong to the caller's instance (its database): an instance without one uses the code default, never another instance's version.",
+      "Every prompt defined in code, with the version in use (0 = the code default). Stored versions belong to the caller's instance (its database): an instance without one uses the code default, never another instance's version. Sorted by \`prompt_key\`; \`{items, total}\` with \`skip\`/\`limit\`.",
   })
-  @ApiOkResponse({ type: PromptSummaryResponse, isArray: true })
-  list(): Promise<PromptSummaryResponse[]> {
-    return this.prompts.list();
+  @ApiOkResponse({ type: PageOf(PromptSummaryResponse) })
+  @ApiProblems(422)
+  list(@Query() page: PageQuery): Promise<Page<PromptSummaryResponse>> {
+    return this.prompts.list(page);
   }
 
   @Get(':prompt_key')

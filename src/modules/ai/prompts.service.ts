@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, Repository } from 'typeorm';
 import { NotFound, ValidationFailed } from '../../common/errors/domain-error';
+import type { Page, PageQuery } from '../../common/http/page.dto';
 import { PreparedQueries } from '../../database/prepared-queries';
 import { TransactionRunner } from '../../database/transaction-runner';
 import {
@@ -83,18 +84,26 @@ export class PromptsService {
     ];
   }
 
-  async list(): Promise<PromptSummaryResponse[]> {
-    const counts = await this.versions
-      .createQueryBuilder('v')
-      .select('v.promptKey', 'key')
-      .addSelect('count(*)::int', 'count')
-      .addSelect(`max(v.version) FILTER (WHERE v.status = 'active')`, 'active')
-      .groupBy('v.promptKey')
-      .getRawMany<{ key: string; count: number; active: number | null }>();
+  async list(page: PageQuery): Promise<Page<PromptSummaryResponse>> {
+    // The prompts are defined in code, so the page is cut before the database is asked.
+    const definitions = Object.values(PROMPT_DEFAULTS).sort((a, b) => a.key.localeCompare(b.key));
+    const skip = page.skip ?? 0;
+    const shown = definitions.slice(skip, skip + (page.limit ?? 50));
+    const counts = shown.length
+      ? await this.versions
+          .createQueryBuilder('v')
+          .select('v.promptKey', 'key')
+          .addSelect('count(*)::int', 'count')
+          .addSelect(`max(v.version) FILTER (WHERE v.status = 'active')`, 'active')
+          .where('v.promptKey IN (:...keys)', { keys: shown.map((d) => d.key) })
+          .groupBy('v.promptKey')
+          .getRawMany<{ key: string; count: number; active: number | null }>()
+      : [];
     const byKey = new Map(counts.map((c) => [c.key, c]));
-    return Object.values(PROMPT_DEFAULTS)
-      .sort((a, b) => a.key.localeCompare(b.key))
-      .map((d) => summary(d, byKey.get(d.key)?.active ?? 0, byKey.get(d.key)?.count ?? 0));
+    return {
+      items: shown.map((d) => summary(d, byKey.get(d.key)?.active ?? 0, byKey.get(d.key)?.count ?? 0)),
+      total: definitions.length,
+    };
   }
 
   async get(key: string): Promise<PromptDetailResponse> {

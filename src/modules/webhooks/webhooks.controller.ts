@@ -12,7 +12,7 @@ import {
 import type { Actor } from '../../common/auth/actor';
 import { CurrentActor } from '../../common/auth/current-actor.decorator';
 
-import { Page, PageOf } from '../../common/http/page.dto';
+import { Page, PageOf, PageQuery } from '../../common/http/page.dto';
 
 import { SlugParams } from '../../common/http/slug-params.dto';
 
@@ -68,11 +68,16 @@ export class WebhooksController {
   @ApiOperation({
     operationId: 'listWebhooks',
     summary: 'List the webhooks of a space',
-    description: ADMIN_ONLY,
+    description: `${ADMIN_ONLY} Oldest first; \`{items, total}\` with \`skip\`/\`limit\`.`,
   })
-  @ApiOkResponse({ type: WebhookResponse, isArray: true })
-  list(@CurrentSpace() access: SpaceAccess, @Param() _params: SlugParams): Promise<WebhookResponse[]> {
-    return this.webhooks.list(access.space);
+  @ApiOkResponse({ type: PageOf(WebhookResponse) })
+  @ApiProblems(422)
+  list(
+    @CurrentSpace() access: SpaceAccess,
+    @Param() _params: SlugParams,
+    @Query() page: PageQuery,
+  ): Promise<Page<WebhookResponse>> {
+    return this.webhooks.list(access.space, page);
   }
 
   @Post()

@@ -4,7 +4,7 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
 import type { Actor } from '../../common/auth/actor';
 import { NotFound, ValidationFailed } from '../../common/errors/domain-error';
-import { Page } from '../../common/http/page.dto';
+import type { Page, PageQuery } from '../../common/http/page.dto';
 import type { SpaceRef } from '../../common/permissions/space-access.port';
 import { TransactionRunner } from '../../database/transaction-runner';
 import { AuditService } from '../../platform/audit/audit.service';
@@ -72,9 +72,14 @@ export class WebhooksService {
     return [...categories.values()].sort((a, b) => a.category.localeCompare(b.category));
   }
 
-  async list(space: SpaceRef): Promise<WebhookResponse[]> {
-    const rows = await this.webhooks.find({ where: { spaceId: space.id }, order: { createdAt: 'ASC' } });
-    return rows.map(toWebhookResponse);
+  async list(space: SpaceRef, page: PageQuery): Promise<Page<WebhookResponse>> {
+    const [rows, total] = await this.webhooks.findAndCount({
+      where: { spaceId: space.id },
+      order: { createdAt: 'ASC', id: 'ASC' },
+      skip: page.skip ?? 0,
+      take: page.limit ?? 50,
+    });
+    return { items: rows.map(toWebhookResponse), total };
   }
 
   async create(actor: Actor, space: SpaceRef, dto: CreateWebhookDto): Promise<CreatedWebhookResponse> {

@@ -70,11 +70,20 @@ export class AiConfigResponse {
   @ApiProperty({ enum: ['database', 'environment'] })
   source: 'database' | 'environment';
 
-  @ApiProperty({ enum: AI_PROVIDERS, enumName: 'AiProvider' })
-  provider: string;
+  @ApiProperty({
+    enum: AI_PROVIDERS,
+    type: String,
+    nullable: true,
+    description: 'Null when no configuration is stored and AI_PROVIDER is unset.',
+  })
+  provider: string | null;
 
-  @ApiProperty()
-  model_name: string;
+  @ApiProperty({
+    nullable: true,
+    type: String,
+    description: 'Null when no configuration is stored and AI_MODEL is unset.',
+  })
+  model_name: string | null;
 
   @ApiProperty()
   api_key_set: boolean;
@@ -88,7 +97,10 @@ export class AiConfigResponse {
   @ApiProperty({ nullable: true, type: 'integer' })
   max_tokens: number | null;
 
-  @ApiProperty()
+  @ApiProperty({
+    description:
+      'False when AI is switched off, and when nothing configures a provider and a model (AI features then answer 503).',
+  })
   is_enabled: boolean;
 
   @ApiProperty({ format: 'date-time', nullable: true, type: String })
