@@ -27,7 +27,7 @@ export class PromptsController {
     operationId: 'listPrompts',
     summary: 'List prompt definitions',
     description:
-      "Every prompt defined in code, with the version in use (0 = the code default). Stored versions belong to the caller's instance (its database): an instance without one uses the code default, never another instance's version. Sorted by \`prompt_key\`; \`{items, total}\` with \`skip\`/\`limit\`.",
+      "Every prompt defined in code, with the version in use (0 = the code default). Stored versions belong to the caller's instance (its database): an instance without one uses the code default, never another instance's version. Sorted by `prompt_key`; `{items, total}` with `skip`/`limit`.",
   })
   @ApiOkResponse({ type: PageOf(PromptSummaryResponse) })
   @ApiProblems(422)
