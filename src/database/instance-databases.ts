@@ -32,7 +32,6 @@ export type InstanceHealth = 'active' | 'unavailable';
 export interface InstanceRegistry {
   /** The instance's database URL (unsealed), or null when it has none that can be used. */
   databaseUrl(instanceId: string): Promise<string | null>;
-  exists(instanceId: string): Promise<boolean>;
 }
 
 // Background passes open at most this many known-but-closed pools at a time, each in the background.
@@ -71,12 +70,6 @@ export class InstanceDatabases implements OnApplicationShutdown {
 
   setRegistry(registry: InstanceRegistry): void {
     this.registry = registry;
-  }
-
-  /** Whether the registry holds the instance (an `X-Instance-Id` naming another instance is 403, an unknown one 404). */
-  async exists(instanceId: string): Promise<boolean> {
-    if (instanceId === DEFAULT_INSTANCE_ID) return true;
-    return (await this.registry?.exists(instanceId)) ?? false;
   }
 
   get deploymentDataSource(): DataSource {

@@ -102,7 +102,7 @@ describe('Instances: instance-scoped embedding configuration', () => {
     });
     expect((await t.http.get(CONFIG).set(bearer(root))).body.dimensions).toBe(128);
 
-    // X-Instance-Id only confirms the token's instance: another instance is 403, an unknown one 404.
+    // X-Instance-Id only confirms the token's instance: another instance and an unknown one answer the same 403.
     const other = await t.http.get(CONFIG).set(bearer(onInstance)).set('X-Instance-Id', DEFAULT_INSTANCE_ID);
     expectProblem(other, 403);
     expect(other.body.code).toBe('instance_mismatch');
@@ -110,8 +110,10 @@ describe('Instances: instance-scoped embedding configuration', () => {
       .get(CONFIG)
       .set(bearer(onInstance))
       .set('X-Instance-Id', crypto.randomUUID());
-    expectProblem(unknown, 404);
-    expect(unknown.body.resource).toBe('instance');
+    expectProblem(unknown, 403);
+    const { instance: _otherPath, ...otherBody } = other.body;
+    const { instance: _unknownPath, ...unknownBody } = unknown.body;
+    expect(unknownBody).toEqual(otherBody);
 
     expect((await t.http.delete(CONFIG).set(bearer(onInstance))).status).toBe(204);
     const fallback = await t.http.get(CONFIG).set(bearer(onInstance));

@@ -155,17 +155,19 @@ describe('Instances: the single-instance path', () => {
     expectProblem(await t.http.post(`${API}/auth/switch-instance`).send({ instance: 'default' }), 401);
   });
 
-  it('accepts an X-Instance-Id that names the credential instance and answers 404 for an unknown one', async () => {
+  it('accepts an X-Instance-Id that names the credential instance and refuses any other with 403, known or not', async () => {
     const same = await t.http
       .get(`${API}/auth/me`)
       .set(bearer(user))
       .set('X-Instance-Id', DEFAULT_INSTANCE_ID);
     expect(same.status).toBe(200);
-    // Another existing instance is 403 (instance_mismatch): see the PostgreSQL-only instance suites.
-    for (const unknown of [crypto.randomUUID(), 'not-an-instance']) {
+    // An unknown id answers exactly like another existing instance (see the PostgreSQL-only instance
+    // suites), so the header cannot be used to learn which instance ids exist.
+    for (const unknown of [crypto.randomUUID(), 'not-an-instance', '']) {
       const res = await t.http.get(`${API}/auth/me`).set(bearer(user)).set('X-Instance-Id', unknown);
-      expectProblem(res, 404);
-      expect(res.body.resource).toBe('instance');
+      expectProblem(res, 403, 'X-Instance-Id does not name the instance of this credential.');
+      expect(res.body.code).toBe('instance_mismatch');
+      expect(res.body).not.toHaveProperty('resource');
     }
     // Without a credential the header decides nothing.
     const anonymous = await t.http.get(`${API}/health`).set('X-Instance-Id', crypto.randomUUID());
@@ -180,7 +182,7 @@ describe('Instances: the single-instance path', () => {
     expect((await t.http.get(`${API}/auth/me`).set(withKey)).status).toBe(200);
     expectProblem(
       await t.http.get(`${API}/auth/me`).set(withKey).set('X-Instance-Id', crypto.randomUUID()),
-      404,
+      403,
     );
     const switched = await t.http
       .post(`${API}/auth/switch-instance`)

@@ -1,9 +1,7 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { Request } from 'express';
-import { InstanceDatabases } from '../../database/instance-databases';
-import { Forbidden, NotFound, Unauthorized } from '../errors/domain-error';
-import { isUuid } from '../validation/field.decorators';
+import { Forbidden, Unauthorized } from '../errors/domain-error';
 import { ACCESS_POLICY, AccessPolicy } from './access-policy';
 
 /** `X-Instance-Id`, when sent, only confirms the credential's instance (decisions section 13). */
@@ -18,17 +16,15 @@ export class InstanceMismatch extends Forbidden {
 /**
  * Last global guard: every route needs a caller unless it is marked
  * @Public(). Closed by default. A caller whose `X-Instance-Id` names another
- * instance than their credential's is refused (403), whatever the route,
- * and one naming no instance at all gets 404.
+ * instance than their credential's is refused (403), whatever the route and
+ * whether that instance exists: a 404 for unknown ids would tell a caller
+ * which instance ids exist.
  */
 @Injectable()
 export class RequireAuthGuard implements CanActivate {
-  constructor(
-    private readonly reflector: Reflector,
-    private readonly databases: InstanceDatabases,
-  ) {}
+  constructor(private readonly reflector: Reflector) {}
 
-  canActivate(context: ExecutionContext): boolean | Promise<boolean> {
+  canActivate(context: ExecutionContext): boolean {
     const policy = this.reflector.getAllAndOverride<AccessPolicy | undefined>(ACCESS_POLICY, [
       context.getHandler(),
       context.getClass(),
@@ -37,8 +33,7 @@ export class RequireAuthGuard implements CanActivate {
     const instanceHeader = request.headers[INSTANCE_HEADER];
     if (request.actor && instanceHeader !== undefined) {
       const named = String(instanceHeader).trim().toLowerCase();
-      // Only a mismatch asks the registry (asynchronously): every other request stays synchronous.
-      if (named !== request.actor.instanceId) return this.refuseOtherInstance(named);
+      if (named !== request.actor.instanceId) throw new InstanceMismatch();
     }
     // SCIM routes authenticate with SCIM tokens in their own guard.
     if (policy?.kind === 'public' || policy?.kind === 'scim') return true;
@@ -50,12 +45,5 @@ export class RequireAuthGuard implements CanActivate {
       );
     }
     return true;
-  }
-
-  /** 404 for an `X-Instance-Id` naming no instance, 403 for another existing one. */
-  private async refuseOtherInstance(named: string): Promise<never> {
-    if (!isUuid(named)) throw new NotFound('instance');
-    if (!(await this.databases.exists(named))) throw new NotFound('instance', named);
-    throw new InstanceMismatch();
   }
 }

@@ -56,7 +56,6 @@ export class InstancesService implements OnModuleInit, OnApplicationBootstrap {
   onModuleInit(): void {
     this.databases.setRegistry({
       databaseUrl: (id) => this.databaseUrlOf(id),
-      exists: (id) => this.instances.existsBy({ id }),
     });
   }
 
