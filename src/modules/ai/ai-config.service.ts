@@ -23,7 +23,7 @@ const GLOBAL_SCOPE = 'global';
  * database. Calls on an instance use its override, else the global one,
  * else the environment's.
  */
-function currentScope(): string {
+export function currentScope(): string {
   return configScopeOf(InstanceContext.instanceId());
 }
 export const CONFIG_COLUMNS = `id, provider, model_name, api_key_sealed, api_base_url, temperature, max_tokens,
@@ -82,7 +82,16 @@ export class AiConfigService {
     // On every gateway call: a prepared statement, no entity mapping.
     const scope = currentScope();
     const [row] = await this.prepared.query<ConfigRow>(CONFIG_SQL, [scope]);
-    if (row || scope === GLOBAL_SCOPE) return this.fromRow(row ?? null);
+    return this.inScope(scope, row ?? null);
+  }
+
+  /**
+   * The effective configuration given the row stored for `scope` (read from
+   * the scope's own database): that row, else for an instance the global
+   * configuration, which lives in the deployment database, else the environment's.
+   */
+  async inScope(scope: string, row: ConfigRow | null): Promise<EffectiveAiConfig | null> {
+    if (row || scope === GLOBAL_SCOPE) return this.fromRow(row);
     const [global] = (await deploymentDataSource(this.dataSource).query(CONFIG_SQL, [
       GLOBAL_SCOPE,
     ])) as ConfigRow[];

@@ -10,6 +10,7 @@ import {
   AiConfigService,
   CONFIG_COLUMNS,
   ConfigRow,
+  currentScope,
   EffectiveAiConfig,
   keyContext,
 } from './ai-config.service';
@@ -36,9 +37,9 @@ interface ProfileRow {
   fallback_profile_id: string | null;
 }
 
-// One round trip: the provider configuration and the feature's profile with its fallback.
+// One round trip: the provider configuration of the scope and the feature's profile with its fallback.
 const ROUTE_SQL = `SELECT
-  (SELECT row_to_json(c) FROM (SELECT ${CONFIG_COLUMNS} FROM ai_configs WHERE scope = 'global') c) AS config,
+  (SELECT row_to_json(c) FROM (SELECT ${CONFIG_COLUMNS} FROM ai_configs WHERE scope = $2) c) AS config,
   (SELECT coalesce(json_agg(x), '[]'::json) FROM (
     SELECT p.id, p.provider, p.model_name, p.temperature, p.max_tokens, p.api_key_sealed, p.api_base_url,
       p.fallback_profile_id, (r.profile_id = p.id) AS is_primary
@@ -62,11 +63,14 @@ export class ModelRoutingService {
    * configuration switches every feature off, routed or not.
    */
   async resolve(feature: string): Promise<ProviderTarget[]> {
+    // The instance's database holds its own override only; without one, the global configuration is read
+    // from the deployment database (a second round trip, on instances other than `default` only).
+    const scope = currentScope();
     const [row] = await this.prepared.query<{
       config: ConfigRow | null;
       profiles: Array<ProfileRow & { is_primary: boolean }>;
-    }>(ROUTE_SQL, [feature]);
-    const config = this.configs.fromRow(row.config);
+    }>(ROUTE_SQL, [feature, scope]);
+    const config = await this.configs.inScope(scope, row.config);
     const rows = row.profiles;
     if (config && !config.isEnabled) throw new AiDisabled();
     const primary = rows.find((row) => row.is_primary);
