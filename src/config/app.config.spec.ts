@@ -66,6 +66,11 @@ describe('loadConfig', () => {
       /CORS_ORIGINS must be .* got "app.example.com"/,
     ],
     [{ CORS_ORIGINS: 'https://app.example.com/spa' }, /CORS_ORIGINS must be/],
+    [
+      { REFRESH_COOKIE_SAMESITE: 'None' },
+      /REFRESH_COOKIE_SAMESITE must be one of strict, lax, none, got "None"/,
+    ],
+    [{ REFRESH_COOKIE_SAMESITE: 'off' }, /REFRESH_COOKIE_SAMESITE must be one of strict, lax, none/],
     [{ TRUST_PROXY: 'true' }, /TRUST_PROXY must be false, a hop count, or a comma-separated list/],
     [{ TRUST_PROXY: '10.0.0.0/8, not-an-address' }, /TRUST_PROXY must be .* got "not-an-address"/],
     [{ TRUST_PROXY: '10.0.0.0/33' }, /TRUST_PROXY must be/],
@@ -122,6 +127,13 @@ describe('loadConfig', () => {
         CORS_ORIGINS: 'https://App.Example.com, http://localhost:5173,https://x.test:443',
       }).corsOrigins,
     ).toEqual(['https://app.example.com', 'http://localhost:5173', 'https://x.test']);
+  });
+
+  it('reads REFRESH_COOKIE_SAMESITE as strict by default, or lax or none', () => {
+    expect(loadConfig(base).refreshCookieSameSite).toBe('strict');
+    for (const value of ['strict', 'lax', 'none'] as const) {
+      expect(loadConfig({ ...base, REFRESH_COOKIE_SAMESITE: value }).refreshCookieSameSite).toBe(value);
+    }
   });
 
   it('reads TRUST_PROXY as off, a hop count or a list of addresses and CIDRs', () => {

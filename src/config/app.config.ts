@@ -85,6 +85,13 @@ export interface AppConfig {
   accessLog: boolean;
   /** Exact origins allowed to call the API from a browser (CORS_ORIGINS); empty: no cross-origin access. */
   corsOrigins: string[];
+  /**
+   * REFRESH_COOKIE_SAMESITE: the refresh cookie's SameSite attribute. `none`
+   * lets a browser app on another site use the cookie; the cookie is then
+   * always Secure, since browsers drop a SameSite=None cookie that is not,
+   * and Partitioned, which browsers blocking third-party cookies accept.
+   */
+  refreshCookieSameSite: RefreshCookieSameSite;
   trustProxy: TrustProxy;
   allowPrivateNetworkTargets: boolean;
   /**
@@ -330,6 +337,9 @@ function webConcurrency(env: Env, databaseUrl: string | null): number {
   return Math.min(workers, MAX_WORKERS);
 }
 
+export const REFRESH_COOKIE_SAMESITE_VALUES = ['strict', 'lax', 'none'] as const;
+export type RefreshCookieSameSite = (typeof REFRESH_COOKIE_SAMESITE_VALUES)[number];
+
 function corsOrigins(env: Env): string[] {
   const raw = read(env, 'CORS_ORIGINS');
   if (raw === undefined) return [];
@@ -555,6 +565,7 @@ export function loadConfig(env: Env = process.env, stdoutIsTty = process.stdout.
     logFormat: logFormat(env, stdoutIsTty),
     accessLog: boolean(env, 'ACCESS_LOG', true),
     corsOrigins: corsOrigins(env),
+    refreshCookieSameSite: oneOf(env, 'REFRESH_COOKIE_SAMESITE', REFRESH_COOKIE_SAMESITE_VALUES, 'strict'),
     trustProxy: trustProxy(env),
     allowPrivateNetworkTargets: boolean(env, 'ALLOW_PRIVATE_NETWORK_TARGETS', false),
     jobLeaseSeconds: integer(env, 'JOB_LEASE_SECONDS', 30, 3, 600),

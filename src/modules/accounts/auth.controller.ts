@@ -43,7 +43,7 @@ import {
   UpdateAccountDto,
 } from './dto/auth.requests';
 import { MessageResponse, TokenResponse } from './dto/auth.responses';
-import { REFRESH_COOKIE, REFRESH_COOKIE_PATH, setRefreshCookie } from './refresh-cookie';
+import { clearRefreshCookie, REFRESH_COOKIE, REFRESH_COOKIE_DOC, setRefreshCookie } from './refresh-cookie';
 import { IssuedTokens } from './sessions.service';
 import { ControlPlane } from '../../common/auth/control-plane.decorator';
 
@@ -84,7 +84,8 @@ export class AuthController {
     operationId: 'createToken',
     summary: 'Sign in (OAuth2 password form)',
     description:
-      'Answers 401 with the same detail for an unknown email and a wrong password, 403 for a deactivated account or an `instance` you are not a member of, 404 for an unknown `instance`, and 429 with Retry-After after 10 failures for one email within 15 minutes. The refresh token is also set as an HttpOnly, SameSite=Strict cookie scoped to /api/v1.0/auth. Exempt from the general rate limits.',
+      'Answers 401 with the same detail for an unknown email and a wrong password, 403 for a deactivated account or an `instance` you are not a member of, 404 for an unknown `instance`, and 429 with Retry-After after 10 failures for one email within 15 minutes. Exempt from the general rate limits. ' +
+      REFRESH_COOKIE_DOC,
   })
   @ApiOkResponse({ type: TokenResponse })
   @ApiProblems(401, 403, 404, 422, 429)
@@ -104,7 +105,8 @@ export class AuthController {
     operationId: 'refreshToken',
     summary: 'Exchange a refresh token for new tokens',
     description:
-      'Takes the refresh token from the cookie or the body. Tokens rotate on every use; presenting an already-rotated token ends the whole session (401). Impersonation tokens get 401. Exempt from the general rate limits.',
+      'Takes the refresh token from the body, else from the cookie. Tokens rotate on every use; presenting an already-rotated token ends the whole session (401). Impersonation tokens get 401. Exempt from the general rate limits. ' +
+      REFRESH_COOKIE_DOC,
   })
   @ApiOkResponse({ type: TokenResponse })
   @ApiProblems(401, 422)
@@ -130,7 +132,7 @@ export class AuthController {
   @ApiNoContentResponse({ description: 'Signed out.' })
   async logout(@CurrentActor() actor: Actor, @Res({ passthrough: true }) res: Response): Promise<void> {
     await this.auth.logout(actor);
-    res.clearCookie(REFRESH_COOKIE, { path: REFRESH_COOKIE_PATH });
+    clearRefreshCookie(res, this.config);
   }
 
   @Get('me')
@@ -171,7 +173,7 @@ export class AuthController {
     @Res({ passthrough: true }) res: Response,
   ): Promise<void> {
     await this.auth.deactivateSelf(actor, client);
-    res.clearCookie(REFRESH_COOKIE, { path: REFRESH_COOKIE_PATH });
+    clearRefreshCookie(res, this.config);
   }
 
   @Post('forgot-password')

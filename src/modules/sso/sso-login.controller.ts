@@ -130,7 +130,7 @@ export class SsoLoginController {
     operationId: 'exchangeSsoCode',
     summary: 'Turn the one-time SSO code into tokens',
     description:
-      'Answers exactly like `POST /auth/token`: `{access_token, token_type, expires_in, refresh_token}` for a new session, `Cache-Control: no-store`, and the refresh token as an HttpOnly, SameSite=Strict cookie scoped to /api/v1.0/auth. A bad, used or expired code answers 401; a deactivated account 403.',
+      'Answers exactly like `POST /auth/token`: `{access_token, token_type, expires_in, refresh_token}` for a new session, `Cache-Control: no-store`, and the refresh cookie (SameSite per REFRESH_COOKIE_SAMESITE, Strict by default; see `POST /auth/token`). A bad, used or expired code answers 401; a deactivated account 403.',
   })
   @ApiOkResponse({ type: TokenResponse })
   @ApiProblems(401, 403, 422)
