@@ -69,6 +69,7 @@ describe('each required body property, left out in turn', () => {
   let space: TestSpace;
   let document: OpenApi;
   let sampler: SchemaSampler;
+  let signer: Webhook;
 
   beforeAll(async () => {
     t = await startApp();
@@ -87,13 +88,21 @@ describe('each required body property, left out in turn', () => {
           connection_string: 'postgres://reader:walk-secret@db.example.com:5432/warehouse?sslmode=require',
         },
       });
-    if (connector.status !== 201)
+    if (connector.status !== 201) {
       throw new Error(`connector: ${connector.status} ${JSON.stringify(connector.body)}`);
+    }
     sampler = new SchemaSampler(document.components.schemas, {
       space_slug: space.slug,
       space_id: space.id,
       connector_id: connector.body.id,
     });
+    // The learning system's webhook reads its body only once the signature checks out.
+    const learning = await t.http
+      .put(`${API}/admin/integrations/learning`)
+      .set(bearer(root))
+      .send({ is_enabled: true, regenerate_secret: true });
+    expect(learning.status).toBe(200);
+    signer = new Webhook(learning.body.secret as string);
   });
   afterAll(async () => {
     // Other suites on this worker's database find the learning integration as they expect it: unset.
@@ -109,6 +118,22 @@ describe('each required body property, left out in turn', () => {
       return encodeURIComponent(String(sampler.sample(schema)));
     });
 
+  /** As the root user, except the learning webhook: signed as the learning system signs. */
+  const send = (key: string, method: Method, url: string, body: unknown) => {
+    if (key !== LEARNING_HOOK) {
+      const request = t.http[method](url).set(bearer(root));
+      return request.send(body as object);
+    }
+    const [id, at, raw] = [`msg_${randomUUID()}`, new Date(), JSON.stringify(body)];
+    return t.http
+      .post(url)
+      .set('content-type', 'application/json')
+      .set('webhook-id', id)
+      .set('webhook-timestamp', String(Math.floor(at.getTime() / 1000)))
+      .set('webhook-signature', signer.sign(id, at, raw))
+      .send(raw);
+  };
+
   it('walks every JSON request body, and lists why any other is not walked', () => {
     const unlisted = operationsOf(document)
       .filter(({ operation }) => operation.requestBody && !operation.requestBody.content['application/json'])
@@ -120,28 +145,6 @@ describe('each required body property, left out in turn', () => {
   });
 
   it('answers 422 problem details naming the missing field, at the top level and nested', async () => {
-    // The learning system's webhook reads its body only once the signature checks out.
-    const learning = await t.http
-      .put(`${API}/admin/integrations/learning`)
-      .set(bearer(root))
-      .send({ is_enabled: true, regenerate_secret: true });
-    expect(learning.status).toBe(200);
-    const signer = new Webhook(learning.body.secret as string);
-    const send = (key: string, method: Method, url: string, body: unknown) => {
-      if (key !== LEARNING_HOOK)
-        return t.http[method](url)
-          .set(bearer(root))
-          .send(body as object);
-      const [id, at, raw] = [`msg_${randomUUID()}`, new Date(), JSON.stringify(body)];
-      return t.http
-        .post(url)
-        .set('content-type', 'application/json')
-        .set('webhook-id', id)
-        .set('webhook-timestamp', String(Math.floor(at.getTime() / 1000)))
-        .set('webhook-signature', signer.sign(id, at, raw))
-        .send(raw);
-    };
-
     const failures: string[] = [];
     const walked: string[] = [];
     const report = (key: string, path: Segment[], res: Response) => {
