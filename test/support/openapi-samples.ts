@@ -34,8 +34,9 @@ export const fieldName = (path: Segment[]) => path.join('.');
 export const jsonPath = (path: Segment[]) =>
   path.map((s, i) => (typeof s === 'number' ? `[${s}]` : i ? `.${s}` : s)).join('');
 
-// Tried in order for a string with a pattern or length and no usable
-// example: one of them matches every pattern the document uses.
+// Tried in order for a string with no usable example, default or format:
+// each pattern the document uses matches one of them, and a schema none
+// fits fails the walk, naming the schema.
 const STRING_CANDIDATES = [
   'walk',
   'walk-1',
@@ -47,9 +48,10 @@ const STRING_CANDIDATES = [
 
 /**
  * Builds request bodies from an OpenAPI document's schemas, deterministically
- * except for uuids and emails (fresh ones, so no two requests collide): the
- * `example` when it fits the schema, else `enum[0]`, `default`, a value for
- * the `format`, or a candidate matching `pattern` and the length bounds.
+ * except for uuids and emails (fresh ones, so no two requests collide):
+ * `enum[0]`, else the `default` or the `example` when it fits the schema, else
+ * a value for the `format`, or a candidate matching `pattern` and the length
+ * bounds.
  * Only required properties are filled in; `known` gives the value of a
  * property by name where only a real one will do (a space's slug).
  */
@@ -110,11 +112,13 @@ export class SchemaSampler {
    * parents, which the body then includes so the child can be left out.
    */
   requiredPaths(schema: Schema, prefix: Segment[] = [], refs: string[] = []): Segment[][] {
-    if (schema.$ref && refs.includes(schema.$ref)) return []; // a recursive schema ends here
+    const ref = schema.$ref ?? schema.allOf?.[0]?.$ref;
+    if (ref && refs.includes(ref)) return []; // a recursive schema ends here
     const s = this.resolve(schema);
-    const seen = schema.$ref ? [...refs, schema.$ref] : refs;
-    if (s.type === 'array' || s.items)
+    const seen = ref ? [...refs, ref] : refs;
+    if (s.type === 'array' || s.items) {
       return s.items ? this.requiredPaths(s.items, [...prefix, 0], seen) : [];
+    }
     const properties = Object.entries(s.properties ?? {});
     return [
       ...(s.required ?? []).map((name) => [...prefix, name]),
