@@ -32,8 +32,6 @@ const SCIM =
 const NOT_WALKED: Record<string, string> = {
   [`POST ${API}/catalog/spaces/{slug}/products/{product_id}/attachments`]: UPLOAD,
   [`POST ${API}/issues/tickets/{ticket_id}/attachments`]: UPLOAD,
-  [`POST ${API}/sso/callback`]:
-    'the SAML POST binding: a form the identity provider posts, answered with a redirect to the client',
   [`POST ${API}/scim/v2/Users`]: SCIM,
   [`PUT ${API}/scim/v2/Users/{id}`]: SCIM,
   [`PATCH ${API}/scim/v2/Users/{id}`]: SCIM,
@@ -41,6 +39,11 @@ const NOT_WALKED: Record<string, string> = {
   [`PUT ${API}/scim/v2/Groups/{id}`]: SCIM,
   [`PATCH ${API}/scim/v2/Groups/{id}`]: SCIM,
 };
+
+/** The body types walked: JSON, and flat forms (form login, the SAML POST binding). */
+const BODY_TYPES = { 'application/json': 'json', 'application/x-www-form-urlencoded': 'form' } as const;
+type BodyType = keyof typeof BODY_TYPES;
+const isWalked = (type: string): type is BodyType => type in BODY_TYPES;
 
 const TOOL_PROVIDERS = `POST ${API}/admin/ai/tool-providers`;
 const LEARNING_HOOK = `POST ${API}/integrations/learning/ai-literacy`;
@@ -119,9 +122,9 @@ describe('each required body property, left out in turn', () => {
     });
 
   /** As the root user, except the learning webhook: signed as the learning system signs. */
-  const send = (key: string, method: Method, url: string, body: unknown) => {
+  const send = (key: string, method: Method, url: string, type: BodyType, body: unknown) => {
     if (key !== LEARNING_HOOK) {
-      const request = t.http[method](url).set(bearer(root));
+      const request = t.http[method](url).set(bearer(root)).type(BODY_TYPES[type]);
       return request.send(body as object);
     }
     const [id, at, raw] = [`msg_${randomUUID()}`, new Date(), JSON.stringify(body)];
@@ -134,9 +137,10 @@ describe('each required body property, left out in turn', () => {
       .send(raw);
   };
 
-  it('walks every JSON request body, and lists why any other is not walked', () => {
+  it('walks every JSON or form request body, and lists why any other is not walked', () => {
     const unlisted = operationsOf(document)
-      .filter(({ operation }) => operation.requestBody && !operation.requestBody.content['application/json'])
+      .filter(({ operation }) => operation.requestBody)
+      .filter(({ operation }) => !Object.keys(operation.requestBody!.content).some(isWalked))
       .map(({ key }) => key)
       .filter((key) => !NOT_WALKED[key]);
     expect(unlisted).toEqual([]);
@@ -153,9 +157,14 @@ describe('each required body property, left out in turn', () => {
       failures.push(`${key} without ${jsonPath(path)}: ${res.status} ${what}`);
     };
 
-    for (const { method, template, operation, key } of operationsOf(document)) {
-      const schema = operation.requestBody?.content['application/json']?.schema;
-      if (!schema) continue;
+    const bodies = operationsOf(document).flatMap((op) =>
+      Object.entries(op.operation.requestBody?.content ?? {})
+        .filter(([type, media]) => isWalked(type) && media.schema)
+        .map(([type, media]) => ({ ...op, type: type as BodyType, schema: media.schema! })),
+    );
+    for (const { method, template, operation, key: route, type, schema } of bodies) {
+      // Named by its route alone when sent as JSON, the usual case.
+      const key = type === 'application/json' ? route : `${route} (${BODY_TYPES[type]})`;
       for (const path of sampler.requiredPaths(schema)) {
         let body: unknown;
         let url: string;
@@ -166,7 +175,7 @@ describe('each required body property, left out in turn', () => {
           failures.push(`${key} without ${jsonPath(path)}: no valid body: ${(error as Error).message}`);
           continue;
         }
-        const res = await send(key, method, url, body);
+        const res = await send(route, method, url, type, body);
         walked.push(`${key} without ${jsonPath(path)}`);
         const field = fieldName(path);
         const status = SPEC_STATUS[`${key} without ${field}`] ?? 422;
@@ -182,7 +191,7 @@ describe('each required body property, left out in turn', () => {
     }
 
     expect(failures).toEqual([]);
-    // Nested objects, items of optional lists and optional nested objects are reached too.
+    // Nested objects, items of optional lists, optional nested objects and forms are reached too.
     expect(walked).toEqual(
       expect.arrayContaining([
         `POST ${API}/query/execute without query`,
@@ -190,6 +199,8 @@ describe('each required body property, left out in turn', () => {
         `POST ${API}/query/execute without query.filters[0].column`,
         `POST ${API}/query/execute without query.pivot.aggregate`,
         `POST ${API}/connectors/spaces/{slug} without config.connection_string`,
+        `POST ${API}/auth/token (form) without password`,
+        `POST ${API}/sso/callback (form) without SAMLResponse`,
       ]),
     );
     expect(walked.length).toBeGreaterThan(100);
