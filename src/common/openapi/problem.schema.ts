@@ -21,10 +21,18 @@ export class ProblemDetails {
 }
 
 export class FieldErrorSchema {
-  @ApiProperty({ example: 'email' })
+  @ApiProperty({
+    example: 'email',
+    description:
+      'A query or path parameter, or a body property: nested properties joined with dots, list items named by their ' +
+      'index (`query.filters.0.column`).',
+  })
   field: string;
 
-  @ApiProperty({ example: 'email must be an email address' })
+  @ApiProperty({
+    example: 'email must be an email address',
+    description: 'A sentence; `<field> is required.` for a required field that was left out.',
+  })
   message: string;
 }
 

@@ -5,6 +5,7 @@ import {
   Allow,
   ArrayMaxSize,
   ArrayMinSize,
+  IsArray,
   IsBoolean,
   IsDate,
   IsEmail,
@@ -208,6 +209,19 @@ export function StringArrayField(
   );
 }
 
+/** A list of email addresses, documented as such item by item. */
+export function EmailArrayField(options: FieldOptions & { maxItems?: number; minItems?: number } = {}) {
+  const { maxItems = 100, minItems } = options;
+  return applyDecorators(
+    ...presence(options),
+    IsEmail({}, { each: true, message: 'each value of $property must be an email address' }),
+    MaxLength(320, { each: true }),
+    ArrayMaxSize(maxItems),
+    ...(minItems !== undefined ? [ArrayMinSize(minItems)] : []),
+    documented(options, { type: String, format: 'email', isArray: true, maxItems, minItems }),
+  );
+}
+
 /** A free-form JSON object. */
 export function JsonObjectField(options: FieldOptions = {}) {
   return applyDecorators(
@@ -237,6 +251,9 @@ export function NestedField(
   const { maxItems } = options;
   return applyDecorators(
     ...presence(options),
+    // ValidateNested passes a missing value (and walks an array given for an
+    // object): the shape is checked first, so a required one is required.
+    options.isArray ? IsArray() : IsObject(),
     ValidateNested({ each: options.isArray }),
     ...(maxItems !== undefined ? [ArrayMaxSize(maxItems)] : []),
     Type(type),

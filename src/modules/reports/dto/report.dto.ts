@@ -1,11 +1,10 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { ArrayMinSize, IsEmail, MaxLength } from 'class-validator';
 import { PageQuery } from '../../../common/http/page.dto';
 import { SlugParams } from '../../../common/http/slug-params.dto';
 import {
   BooleanField,
+  EmailArrayField,
   EnumField,
-  StringArrayField,
   StringField,
   TextField,
   UuidField,
@@ -37,10 +36,7 @@ export class CreateReportDto {
   @StringField({ optional: true, max: 64, default: 'UTC', description: TIMEZONE_DOC })
   timezone?: string;
 
-  @ArrayMinSize(1)
-  @IsEmail({}, { each: true, message: 'each value of recipients must be an email address' })
-  @MaxLength(320, { each: true })
-  @StringArrayField({ maxItems: 50, itemMax: 320, description: RECIPIENTS_DOC })
+  @EmailArrayField({ minItems: 1, maxItems: 50, description: RECIPIENTS_DOC })
   recipients: string[];
 
   @BooleanField({ optional: true, default: true })
@@ -60,9 +56,7 @@ export class UpdateReportDto {
   @StringField({ optional: true, max: 64, description: TIMEZONE_DOC })
   timezone?: string;
 
-  @ArrayMinSize(1)
-  @IsEmail({}, { each: true, message: 'each value of recipients must be an email address' })
-  @StringArrayField({ optional: true, maxItems: 50, itemMax: 320, description: RECIPIENTS_DOC })
+  @EmailArrayField({ optional: true, minItems: 1, maxItems: 50, description: RECIPIENTS_DOC })
   recipients?: string[];
 
   @BooleanField({ optional: true })

@@ -1,4 +1,4 @@
-import { ApiProperty, ApiPropertyOptional, getSchemaPath } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, ApiPropertyOptions, getSchemaPath } from '@nestjs/swagger';
 import { Allow } from 'class-validator';
 import { BooleanField, StringField, TextField, UuidField } from '../../../common/validation/field.decorators';
 
@@ -21,6 +21,18 @@ export class ToolOverrideEntry {
   capability_id?: string | null;
 }
 
+const COMMAND_ARGV_DOC =
+  "The program and its arguments, run without a shell. Shells, `sudo`, `su`, `env`, `curl`, `wget`, `nc`, `ssh`, awk and sed, and program launchers (`timeout`, `nohup`, `nice`, `ionice`, `setsid`, `stdbuf`, `chrt`, `taskset`, `xargs`, `busybox`, `find`, ...) are refused, compared by the executable's base name without a version suffix (so `/bin/bash`, `python3.12` and `node20` are matched too), as is an interpreter given an inline program (`-c`, `-e`, `-E`, `--eval`, `-p`, `--print`, `-r`, `-`, php's `-B`/`-R`, a `data:` URL); what `npx` runs obeys the same rules. `node` with a script path and `npx` with a package are allowed. 400 when refused.";
+
+const commandArgv = (required: boolean, description: string): ApiPropertyOptions => ({
+  type: [String],
+  required,
+  minItems: 1,
+  maxItems: 20,
+  example: ['node', 'tools/search-server.mjs'],
+  description,
+});
+
 class ProviderCommandFields {
   @Allow()
   @ApiProperty({
@@ -31,17 +43,6 @@ class ProviderCommandFields {
     description: 'Only `mcp_stdio` (400 otherwise).',
   })
   kind?: unknown;
-
-  @Allow()
-  @ApiProperty({
-    type: [String],
-    minItems: 1,
-    maxItems: 20,
-    example: ['node', 'tools/search-server.mjs'],
-    description:
-      "The program and its arguments, run without a shell. Shells, `sudo`, `su`, `env`, `curl`, `wget`, `nc`, `ssh`, awk and sed, and program launchers (`timeout`, `nohup`, `nice`, `ionice`, `setsid`, `stdbuf`, `chrt`, `taskset`, `xargs`, `busybox`, `find`, ...) are refused, compared by the executable's base name without a version suffix (so `/bin/bash`, `python3.12` and `node20` are matched too), as is an interpreter given an inline program (`-c`, `-e`, `-E`, `--eval`, `-p`, `--print`, `-r`, `-`, php's `-B`/`-R`, a `data:` URL); what `npx` runs obeys the same rules. `node` with a script path and `npx` with a package are allowed. 400 when refused.",
-  })
-  command_argv?: unknown;
 
   @Allow()
   @ApiProperty({
@@ -116,11 +117,19 @@ export class CreateToolProviderDto extends ProviderCommandFields {
 
   @TextField({ max: 200 })
   name: string;
+
+  @Allow()
+  @ApiProperty(commandArgv(true, COMMAND_ARGV_DOC))
+  command_argv: unknown;
 }
 
 export class UpdateToolProviderDto extends ProviderCommandFields {
   @TextField({ optional: true, max: 200 })
   name?: string;
+
+  @Allow()
+  @ApiProperty(commandArgv(false, `Kept when left out. ${COMMAND_ARGV_DOC}`))
+  command_argv?: unknown;
 }
 
 export class ToolProviderParams {
