@@ -1,7 +1,8 @@
-import { addressRefusal, metadataRefusal, urlRefusal } from './address-policy';
+import { addressRefusal, metadataRefusal } from './address-policy';
+import { urlRefusal } from './outbound-url-policy';
 
-const strict = { allowPrivate: false };
-const relaxed = { allowPrivate: true };
+const strict = { allowPrivate: false, plainHttp: 'never' } as const;
+const relaxed = { allowPrivate: true, plainHttp: 'always' } as const;
 
 describe('addressRefusal', () => {
   it.each(['8.8.8.8', '1.1.1.1', '2606:4700:4700::1111'])('allows the public address %s', (address) => {
@@ -42,7 +43,7 @@ describe('urlRefusal', () => {
     expect(urlRefusal('https://hooks.example.com/x', strict)).toBeNull();
     expect(urlRefusal('http://hooks.example.com/x', strict)).toBe('it must use https');
     expect(urlRefusal('http://127.0.0.1:9000/x', relaxed)).toBeNull();
-    expect(urlRefusal('ftp://hooks.example.com', relaxed)).toBe('it must use https');
+    expect(urlRefusal('ftp://hooks.example.com', relaxed)).toBe('it must use https, not ftp:');
     expect(urlRefusal('https://user:pw@hooks.example.com', strict)).toBe('it must not contain credentials');
     expect(urlRefusal('not a url', strict)).toBe('it is not a valid URL');
   });

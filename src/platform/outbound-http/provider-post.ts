@@ -60,7 +60,7 @@ export async function postToProvider(
         body: post.body,
         timeoutMs: limits.requestTimeoutMs,
         maxBodyBytes: post.maxBodyBytes,
-        providerRules: { trustedHosts: limits.trustedHosts },
+        kind: 'ai_provider',
         keepAlive: true,
       });
       const header = res.headers['retry-after'];
