@@ -52,8 +52,12 @@ describe('connection strings', () => {
       reason: 'metadata_host',
     });
     // Normalised first: another notation of loopback, a trailing dot.
-    expect(parseConnectionString('postgres://a@0x7f.1/db', strict)).toMatchObject({ reason: 'private_address' });
-    expect(parseConnectionString('postgres://a@LOCALHOST./db', strict)).toMatchObject({ reason: 'local_host_name' });
+    expect(parseConnectionString('postgres://a@0x7f.1/db', strict)).toMatchObject({
+      reason: 'private_address',
+    });
+    expect(parseConnectionString('postgres://a@LOCALHOST./db', strict)).toMatchObject({
+      reason: 'local_host_name',
+    });
     expect(parseConnectionString('postgres://a@DB.Example.com./db', strict)).toMatchObject({
       target: { host: 'db.example.com' },
     });

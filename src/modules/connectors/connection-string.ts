@@ -38,9 +38,13 @@ export function parseConnectionString(
   policy: AddressPolicy,
 ): { target: PostgresTarget } | { error: string; reason?: OutboundReason } {
   if (raw.length > MAX_URL_LENGTH) {
-    return { error: `connection_string is longer than ${MAX_URL_LENGTH} characters.`, reason: 'url_too_long' };
+    return {
+      error: `connection_string is longer than ${MAX_URL_LENGTH} characters.`,
+      reason: 'url_too_long',
+    };
   }
-  if (raw.includes('#')) return { error: 'connection_string must not have a fragment.', reason: 'fragment_not_allowed' };
+  if (raw.includes('#'))
+    return { error: 'connection_string must not have a fragment.', reason: 'fragment_not_allowed' };
   let url: URL;
   try {
     url = new URL(raw);

@@ -73,7 +73,9 @@ export class ConnectorsService {
       allowPrivate: this.config.allowPrivateNetworkTargets,
     });
     if ('error' in parsed) {
-      throw new ValidationFailed([{ field: 'config.connection_string', message: parsed.error, reason: parsed.reason }]);
+      throw new ValidationFailed([
+        { field: 'config.connection_string', message: parsed.error, reason: parsed.reason },
+      ]);
     }
     const host = await this.outbound.hostVerdict(parsed.target.host, 'database');
     if (isRefusal(host)) throw new OutboundTargetRefused('config.connection_string', host);

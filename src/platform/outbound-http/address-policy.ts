@@ -62,7 +62,8 @@ export function addressVerdict(
   address: string,
   policy: AddressPolicy,
 ): { reason: AddressReason; message: string } | null {
-  if (!ipaddr.isValid(address)) return { reason: 'blocked_address', message: `${address} is not an IP address` };
+  if (!ipaddr.isValid(address))
+    return { reason: 'blocked_address', message: `${address} is not an IP address` };
   const parsed = unmapped(address);
   if (METADATA.has(parsed.toString()) || parsed.range() === 'linkLocal') {
     const what = METADATA.has(parsed.toString()) ? 'cloud metadata' : 'linkLocal';
@@ -73,9 +74,12 @@ export function addressVerdict(
     return { reason: 'blocked_address', message: `${address} is an IPv4-compatible address` };
   }
   const range = parsed.range();
-  if (ALWAYS_BLOCKED.has(range)) return { reason: 'blocked_address', message: `${address} is a ${range} address` };
+  if (ALWAYS_BLOCKED.has(range))
+    return { reason: 'blocked_address', message: `${address} is a ${range} address` };
   if (PRIVATE.has(range)) {
-    return policy.allowPrivate ? null : { reason: 'private_address', message: `${address} is a ${range} address` };
+    return policy.allowPrivate
+      ? null
+      : { reason: 'private_address', message: `${address} is a ${range} address` };
   }
   // NAT64, 6to4, Teredo and the like can wrap any IPv4 address, a private one included.
   if (range !== 'unicast') return { reason: 'blocked_address', message: `${address} is a ${range} address` };

@@ -55,7 +55,15 @@ export interface OutboundTarget {
 
 const LABEL = /^[a-z0-9_](?:[a-z0-9_-]*[a-z0-9_])?$/;
 /** Names that only ever mean this machine or its local network. */
-const LOCAL_SUFFIXES = ['.localhost', '.local', '.localdomain', '.internal', '.home.arpa', '.lan', '.intranet'];
+const LOCAL_SUFFIXES = [
+  '.localhost',
+  '.local',
+  '.localdomain',
+  '.internal',
+  '.home.arpa',
+  '.lan',
+  '.intranet',
+];
 const LOCAL_NAMES = new Set(['localhost', 'localhost.localdomain']);
 
 const refuse = (reason: OutboundReason, message: string): OutboundRefusal => ({ reason, message });
@@ -105,7 +113,11 @@ export function hostRefusal(host: string, rules: TargetRules): OutboundRefusal |
   if (isMetadataHostName(host)) return refuse('metadata_host', `${host} is a cloud metadata host`);
   if (isIP(host)) return addressVerdict(host, rules);
   if (rules.allowPrivate) return null;
-  if (LOCAL_NAMES.has(host) || LOCAL_SUFFIXES.some((suffix) => host.endsWith(suffix)) || !host.includes('.')) {
+  if (
+    LOCAL_NAMES.has(host) ||
+    LOCAL_SUFFIXES.some((suffix) => host.endsWith(suffix)) ||
+    !host.includes('.')
+  ) {
     return refuse('local_host_name', `${host} is not a public host name`);
   }
   return null;
@@ -126,7 +138,8 @@ export function checkHost(raw: string, rules: TargetRules): string | OutboundRef
  * or the refusal. Everything but the addresses a name resolves to.
  */
 export function checkUrl(raw: string, rules: TargetRules): OutboundTarget | OutboundRefusal {
-  if (raw.length > MAX_URL_LENGTH) return refuse('url_too_long', `it is longer than ${MAX_URL_LENGTH} characters`);
+  if (raw.length > MAX_URL_LENGTH)
+    return refuse('url_too_long', `it is longer than ${MAX_URL_LENGTH} characters`);
   let url: URL;
   try {
     url = new URL(raw);

@@ -96,12 +96,15 @@ export class SafeHttpClient implements OnModuleDestroy {
     // Through the policy's resolver, so that the addresses checked are the ones dialled.
     const lookup: LookupFunction = (hostname, options, callback) => {
       const host = normalizeHost(hostname);
-      if (isRefusal(host)) return callback(new OutboundRefused(`Refused ${hostname}: ${host.message}.`), '', 4);
+      if (isRefusal(host))
+        return callback(new OutboundRefused(`Refused ${hostname}: ${host.message}.`), '', 4);
       this.policy.resolveAllowed(host, rules).then(
         (found) => {
-          if (isRefusal(found)) return callback(new OutboundRefused(`Refused ${hostname}: ${found.message}.`), '', 4);
+          if (isRefusal(found))
+            return callback(new OutboundRefused(`Refused ${hostname}: ${found.message}.`), '', 4);
           const list = options.family ? found.filter((a) => a.family === options.family) : found;
-          if (!list.length) return callback(new OutboundRefused(`${hostname} has no address of that family.`), '', 4);
+          if (!list.length)
+            return callback(new OutboundRefused(`${hostname} has no address of that family.`), '', 4);
           if (options.all) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, list);
           callback(null, list[0].address, list[0].family);
         },

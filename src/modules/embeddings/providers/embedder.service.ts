@@ -152,7 +152,8 @@ export class EmbedderService {
     if (!base) throw new EmbeddingFailure(`The ${target.provider} provider needs an api_base_url.`);
     // A URL stored under older rules is refused here by its text; the connection checks its addresses.
     const checked = this.policy.checkUrlText(base, 'ai_provider');
-    if (isRefusal(checked)) throw new EmbeddingFailure(`The provider base URL is refused: ${checked.message}.`);
+    if (isRefusal(checked))
+      throw new EmbeddingFailure(`The provider base URL is refused: ${checked.message}.`);
     const wire = buildEmbeddingRequest(target, texts, purpose, base);
     const hide = (text: string) => (target.apiKey ? text.split(target.apiKey).join('***') : text);
     let reply: ProviderReply;
