@@ -80,7 +80,8 @@ export const isRefusal = (value: unknown): value is OutboundRefusal =>
 export function normalizeHost(raw: string): string | OutboundRefusal {
   const bare = raw.replace(/^\[(.*)\]$/, '$1');
   if (bare === '') return refuse('invalid_host', 'it must name a host');
-  if (isIP(bare) === 6) return ipaddr.parse(bare).toString();
+  // The WHATWG form, as a URL's host gets it (ipaddr.js would read ::127.0.0.1 as IPv4-mapped).
+  if (isIP(bare) === 6) return new URL(`http://[${bare}]/`).hostname.slice(1, -1);
   const ascii = domainToASCII(bare);
   if (ascii === '') return refuse('invalid_host', `${shown(bare)} is not a valid host name`);
   const host = ascii.endsWith('.') ? ascii.slice(0, -1) : ascii;
