@@ -134,13 +134,14 @@ export class AiConfigService {
 
   async create(actor: Actor, dto: CreateAiConfigDto): Promise<AiConfigResponse> {
     const scope = currentScope();
+    // The body first: an unusable base URL answers 422 whether or not a configuration exists.
+    await this.checkBaseUrl(dto.provider, dto.api_base_url ?? null);
     if (await this.configs.existsBy({ scope })) {
       throw new Conflict(
         'An AI provider configuration already exists: change it with PATCH or delete it first.',
         'ai_config_exists',
       );
     }
-    await this.checkBaseUrl(dto.provider, dto.api_base_url ?? null);
     const id = randomUUID();
     const row = this.configs.create({
       id,

@@ -1,0 +1,195 @@
+import { randomUUID } from 'node:crypto';
+import type { Response } from 'supertest';
+import { startApp, TestApp } from '../support/app';
+import { bearer, createSpace, createUser, rootUser, TestSpace, TestUser } from '../support/factories';
+import { expectProblem } from '../support/problem';
+import { newIdpKeys } from '../support/saml-idp';
+import { SSRF_TEST_RESOLVER, SSRF_VECTORS, SsrfVector } from '../support/ssrf-vectors';
+
+const API = '/api/v1.0';
+const idpCertificate = newIdpKeys().certificate;
+
+/** Every field that names an outbound URL or host, saved through its real route. */
+interface OutboundField {
+  name: string;
+  field: string;
+  /** The request saving `value` in the field, or null where the vector does not apply to the field. */
+  save(t: TestApp, ctx: Ctx, vector: SsrfVector): Promise<Response> | null;
+}
+
+interface Ctx {
+  root: TestUser;
+  admin: TestUser;
+  space: TestSpace;
+}
+
+const FIELDS: OutboundField[] = [
+  {
+    name: 'webhook url',
+    field: 'url',
+    save: (t, { admin, space }, { url }) =>
+      t.http
+        .post(`${API}/spaces/${space.slug}/webhooks`)
+        .set(bearer(admin))
+        .send({ url, event_types: ['product.created'] }),
+  },
+  {
+    name: 'AI configuration api_base_url',
+    field: 'api_base_url',
+    save: (t, { root }, { url }) =>
+      t.http
+        .post(`${API}/admin/ai-config`)
+        .set(bearer(root))
+        .send({ provider: 'openai_compatible', model_name: 'm', api_base_url: url }),
+  },
+  {
+    name: 'model profile api_base_url',
+    field: 'api_base_url',
+    save: (t, { root }, { url }) =>
+      t.http
+        .post(`${API}/admin/ai-model-routing/profiles`)
+        .set(bearer(root))
+        .send({
+          name: `p-${randomUUID().slice(0, 8)}`,
+          provider: 'openai_compatible',
+          model_name: 'm',
+          api_base_url: url,
+        }),
+  },
+  {
+    name: 'embedding configuration api_base_url',
+    field: 'api_base_url',
+    save: (t, { root }, { url }) =>
+      t.http
+        .post(`${API}/admin/embedding-config`)
+        .set(bearer(root))
+        .send({ provider: 'openai', api_base_url: url }),
+  },
+  {
+    name: 'SSO OIDC issuer',
+    field: 'oidc.issuer',
+    save: (t, { root }, { url }) =>
+      t.http
+        .post(`${API}/sso/providers`)
+        .set(bearer(root))
+        .send({ name: 'IdP', protocol: 'oidc', oidc: { issuer: url, client_id: 'verity' } }),
+  },
+  {
+    name: 'SSO SAML entry point',
+    field: 'saml.entry_point',
+    save: (t, { root }, { url }) =>
+      t.http
+        .post(`${API}/sso/providers`)
+        .set(bearer(root))
+        .send({
+          name: 'IdP',
+          protocol: 'saml',
+          saml: {
+            entry_point: url,
+            issuer: 'https://verity.example.test/sp',
+            idp_certificate: idpCertificate,
+          },
+        }),
+  },
+  {
+    name: 'connector host',
+    field: 'config.connection_string',
+    // Host vectors only: a connection string has its own scheme and carries credentials.
+    save: (t, { admin, space }, { host }) =>
+      host === undefined
+        ? null
+        : t.http
+            .post(`${API}/connectors/spaces/${space.slug}`)
+            .set(bearer(admin))
+            .send({
+              name: 'Warehouse',
+              connector_type: 'postgresql',
+              config: { connection_string: `postgres://reader:secret@${host}:5432/warehouse` },
+            }),
+  },
+];
+
+async function context(t: TestApp): Promise<Ctx> {
+  const admin = await createUser(t.http);
+  return { root: await rootUser(t.http), admin, space: await createSpace(t.http, admin) };
+}
+
+/** Saves every vector in every field and answers what was not a 422 naming the field with the reason. */
+async function misses(t: TestApp, ctx: Ctx, vectors: SsrfVector[]): Promise<string[]> {
+  const wrong: string[] = [];
+  for (const field of FIELDS) {
+    for (const vector of vectors) {
+      const res = await field.save(t, ctx, vector);
+      if (res === null) continue;
+      const error = (res.body.errors ?? []).find((e: { field: string }) => e.field === field.field);
+      if (res.status !== 422 || error?.reason !== vector.reason) {
+        wrong.push(
+          `${field.name} ${vector.url}: ${res.status} ${JSON.stringify(res.body.errors ?? res.body)}`,
+        );
+      } else {
+        expectProblem(res, 422);
+        expect(res.body.code).toBe('validation_failed');
+      }
+    }
+  }
+  return wrong;
+}
+
+describe('the outbound-URL policy over HTTP, every URL and host field', () => {
+  describe('with the default settings', () => {
+    let t: TestApp;
+    let ctx: Ctx;
+
+    beforeAll(async () => {
+      t = await startApp({ hostResolver: SSRF_TEST_RESOLVER });
+      ctx = await context(t);
+    });
+    afterAll(() => t.close());
+
+    it(`refuses each of the ${SSRF_VECTORS.length} SSRF vectors in each field with a 422 naming it and the reason`, async () => {
+      expect(await misses(t, ctx, SSRF_VECTORS)).toEqual([]);
+    });
+
+    it('saves a public name as sent, and a name that does not resolve yet (its addresses are checked on connection)', async () => {
+      const url = 'https://Public.Verity.test./hook';
+      const res = await t.http
+        .post(`${API}/spaces/${ctx.space.slug}/webhooks`)
+        .set(bearer(ctx.admin))
+        .send({ url, event_types: ['product.created'] });
+      expect(res.status).toBe(201);
+      expect(res.body.url).toBe(url);
+      const later = await t.http
+        .post(`${API}/admin/ai-model-routing/profiles`)
+        .set(bearer(ctx.root))
+        .send({
+          name: `p-${randomUUID().slice(0, 8)}`,
+          provider: 'openai',
+          model_name: 'm',
+          api_base_url: 'https://llm.example.com/v1',
+        });
+      expect(later.status).toBe(201);
+    });
+  });
+
+  describe('with ALLOW_PRIVATE_NETWORK_TARGETS and every vector host in TRUSTED_AI_HOSTS', () => {
+    let t: TestApp;
+    let ctx: Ctx;
+    const always = SSRF_VECTORS.filter((v) => v.always);
+
+    beforeAll(async () => {
+      const trusted = SSRF_VECTORS.map((v) => v.host ?? '').filter(
+        (host) => /^[A-Za-z0-9:.[\]-]{1,80}$/.test(host) && !host.endsWith('.'),
+      );
+      t = await startApp({
+        hostResolver: SSRF_TEST_RESOLVER,
+        env: { ALLOW_PRIVATE_NETWORK_TARGETS: 'true', TRUSTED_AI_HOSTS: trusted.join(',') },
+      });
+      ctx = await context(t);
+    });
+    afterAll(() => t.close());
+
+    it(`still refuses the ${always.length} vectors no setting allows (metadata, unspecified, syntax) in each field`, async () => {
+      expect(await misses(t, ctx, always)).toEqual([]);
+    });
+  });
+});
