@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Response } from 'supertest';
+import type { HostResolver } from '../../src/platform/outbound-http/host-resolver';
 import { startApp, TestApp } from '../support/app';
 import { bearer, createSpace, createUser, rootUser, TestSpace, TestUser } from '../support/factories';
 import { expectProblem } from '../support/problem';
@@ -140,8 +141,15 @@ describe('the outbound-URL policy over HTTP, every URL and host field', () => {
     let t: TestApp;
     let ctx: Ctx;
 
+    // A name that answers a public address when saved and loopback afterwards (DNS rebinding).
+    let rebound = false;
+    const resolver: HostResolver = (host) =>
+      host === 'rebind.verity.test'
+        ? Promise.resolve([{ address: rebound ? '127.0.0.1' : '93.184.215.14', family: 4 }])
+        : SSRF_TEST_RESOLVER(host);
+
     beforeAll(async () => {
-      t = await startApp({ hostResolver: SSRF_TEST_RESOLVER });
+      t = await startApp({ hostResolver: resolver });
       ctx = await context(t);
     });
     afterAll(() => t.close());
@@ -168,6 +176,29 @@ describe('the outbound-URL policy over HTTP, every URL and host field', () => {
           api_base_url: 'https://llm.example.com/v1',
         });
       expect(later.status).toBe(201);
+    });
+
+    it('checks the addresses again when connecting: a name rebound to loopback after saving is not called', async () => {
+      const hooks = `${API}/spaces/${ctx.space.slug}/webhooks`;
+      const saved = await t.http
+        .post(hooks)
+        .set(bearer(ctx.admin))
+        .send({ url: 'https://rebind.verity.test/hook', event_types: ['product.created'] });
+      expect(saved.status).toBe(201);
+      rebound = true;
+      const res = await t.http.post(`${hooks}/${saved.body.id}/test`).set(bearer(ctx.admin));
+      expect(res.status).toBe(200);
+      expect(res.body).toMatchObject({ success: false, status_code: null });
+      expect(res.body.error).toMatch(/rebind\.verity\.test resolves to 127\.0\.0\.1 is a loopback address/);
+      // And saving it again is refused now that it resolves to loopback.
+      const again = await t.http
+        .patch(`${hooks}/${saved.body.id}`)
+        .set(bearer(ctx.admin))
+        .send({ url: 'https://rebind.verity.test/other' });
+      expectProblem(again, 422);
+      expect(again.body.errors).toEqual([
+        expect.objectContaining({ field: 'url', reason: 'private_address' }),
+      ]);
     });
   });
 
