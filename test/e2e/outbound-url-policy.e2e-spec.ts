@@ -93,6 +93,20 @@ const FIELDS: OutboundField[] = [
         }),
   },
   {
+    name: 'web-search adapter endpoint of a tool provider',
+    field: 'env.VERITY_WEB_SEARCH_ENDPOINT',
+    save: (t, { root }, { url }) =>
+      t.http
+        .post(`${API}/admin/ai/tool-providers/`)
+        .set(bearer(root))
+        .send({
+          slug: `ws-${randomUUID().slice(0, 8)}`,
+          name: 'Metasearch',
+          command_argv: ['node', 'dist/bin/metasearch-mcp.js'],
+          env: { VERITY_WEB_SEARCH_ENDPOINT: url },
+        }),
+  },
+  {
     name: 'connector host',
     field: 'config.connection_string',
     // Host vectors only: a connection string has its own scheme and carries credentials.
