@@ -129,22 +129,18 @@ async function context(t: TestApp): Promise<Ctx> {
   return { root: await rootUser(t.http), admin, space: await createSpace(t.http, admin) };
 }
 
-/** Saves every vector in every field and answers what was not a 422 naming the field with the reason. */
-async function misses(t: TestApp, ctx: Ctx, vectors: SsrfVector[]): Promise<string[]> {
+/** Saves every vector in the field and answers what was not a 422 naming the field with the reason. */
+async function misses(t: TestApp, ctx: Ctx, field: OutboundField, vectors: SsrfVector[]): Promise<string[]> {
   const wrong: string[] = [];
-  for (const field of FIELDS) {
-    for (const vector of vectors) {
-      const res = await field.save(t, ctx, vector);
-      if (res === null) continue;
-      const error = (res.body.errors ?? []).find((e: { field: string }) => e.field === field.field);
-      if (res.status !== 422 || error?.reason !== vector.reason) {
-        wrong.push(
-          `${field.name} ${vector.url}: ${res.status} ${JSON.stringify(res.body.errors ?? res.body)}`,
-        );
-      } else {
-        expectProblem(res, 422);
-        expect(res.body.code).toBe('validation_failed');
-      }
+  for (const vector of vectors) {
+    const res = await field.save(t, ctx, vector);
+    if (res === null) continue;
+    const error = (res.body.errors ?? []).find((e: { field: string }) => e.field === field.field);
+    if (res.status !== 422 || error?.reason !== vector.reason) {
+      wrong.push(`${vector.url}: ${res.status} ${JSON.stringify(res.body.errors ?? res.body)}`);
+    } else {
+      expectProblem(res, 422);
+      expect(res.body.code).toBe('validation_failed');
     }
   }
   return wrong;
@@ -168,9 +164,12 @@ describe('the outbound-URL policy over HTTP, every URL and host field', () => {
     });
     afterAll(() => t.close());
 
-    it(`refuses each of the ${SSRF_VECTORS.length} SSRF vectors in each field with a 422 naming it and the reason`, async () => {
-      expect(await misses(t, ctx, SSRF_VECTORS)).toEqual([]);
-    });
+    it.each(FIELDS.map((field) => [field.name, field] as const))(
+      `refuses each of the ${SSRF_VECTORS.length} SSRF vectors in the %s with a 422 naming it and the reason`,
+      async (_name, field) => {
+        expect(await misses(t, ctx, field, SSRF_VECTORS)).toEqual([]);
+      },
+    );
 
     it('saves a public name as sent, and a name that does not resolve yet (its addresses are checked on connection)', async () => {
       const url = 'https://Public.Verity.test./hook';
@@ -233,8 +232,11 @@ describe('the outbound-URL policy over HTTP, every URL and host field', () => {
     });
     afterAll(() => t.close());
 
-    it(`still refuses the ${always.length} vectors no setting allows (metadata, unspecified, syntax) in each field`, async () => {
-      expect(await misses(t, ctx, always)).toEqual([]);
-    });
+    it.each(FIELDS.map((field) => [field.name, field] as const))(
+      `still refuses the ${always.length} vectors no setting allows (metadata, unspecified, syntax) in the %s`,
+      async (_name, field) => {
+        expect(await misses(t, ctx, field, always)).toEqual([]);
+      },
+    );
   });
 });
