@@ -1,5 +1,5 @@
-import { addressRefusal, metadataRefusal } from './address-policy';
-import { urlRefusal } from './outbound-url-policy';
+import { addressRefusal } from './address-policy';
+import { checkHost, urlRefusal } from './outbound-url-policy';
 
 const strict = { allowPrivate: false, plainHttp: 'never' } as const;
 const relaxed = { allowPrivate: true, plainHttp: 'always' } as const;
@@ -57,7 +57,7 @@ describe('urlRefusal', () => {
   });
 });
 
-describe('metadataRefusal', () => {
+describe('cloud metadata hosts', () => {
   it.each([
     'metadata',
     'metadata.google.internal',
@@ -70,14 +70,14 @@ describe('metadataRefusal', () => {
     'fe80::a9fe:a9fe',
     'fd00:ec2::254',
     '100.100.100.200',
-  ])('refuses the metadata service %s', (host) => {
-    expect(metadataRefusal(host)).toMatch(/metadata|linkLocal/);
+  ])('refuses the metadata service %s, even where private targets are allowed', (host) => {
+    expect(checkHost(host, relaxed)).toMatchObject({ reason: 'metadata_host' });
   });
 
   it.each(['api.openai.com', 'models.internal', '10.0.0.7', '127.0.0.1', 'metadata.example.com'])(
     'leaves %s to the other rules',
     (host) => {
-      expect(metadataRefusal(host)).toBeNull();
+      expect(checkHost(host, relaxed)).toBe(host);
     },
   );
 });

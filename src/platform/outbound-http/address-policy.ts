@@ -1,4 +1,3 @@
-import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
 
 /** Ranges a relaxed (development) policy still never reaches: link-local covers cloud metadata (169.254.169.254). */
@@ -36,20 +35,6 @@ function isIpv4Compatible(parsed: ipaddr.IPv4 | ipaddr.IPv6): boolean {
   if (parsed.kind() !== 'ipv6') return false;
   const parts = (parsed as ipaddr.IPv6).parts;
   return parts.slice(0, 6).every((part) => part === 0) && (parts[6] !== 0 || parts[7] > 1);
-}
-
-/**
- * Null unless `host` (a name or an address) is a cloud metadata service or
- * link-local, where most clouds serve it. Provider endpoints refuse these
- * even on a host the operator trusts: they would hand out the machine's credentials.
- */
-export function metadataRefusal(host: string): string | null {
-  const name = host.toLowerCase().replace(/\.$/, '');
-  if (METADATA_HOSTS.has(name)) return `${host} is a cloud metadata host`;
-  if (!isIP(name)) return null;
-  const parsed = unmapped(name);
-  if (METADATA.has(parsed.toString())) return `${host} is a cloud metadata address`;
-  return parsed.range() === 'linkLocal' ? `${host} is a linkLocal address` : null;
 }
 
 /** True for a metadata service's name (compared lowercased, without a trailing dot). */
