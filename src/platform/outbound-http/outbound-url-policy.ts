@@ -39,7 +39,7 @@ export interface OutboundRefusal {
   message: string;
 }
 
-/** What a field may reach; each field's rules are built from the configuration by OutboundUrlPolicy. */
+/** What a field may reach; each field's rules are built from the configuration by OutboundPolicy. */
 export interface TargetRules {
   /** Loopback, private, unique-local and CGNAT addresses, and local names (localhost, single labels), allowed. */
   allowPrivate: boolean;
