@@ -171,6 +171,61 @@ describe('the outbound-URL policy over HTTP, every URL and host field', () => {
       },
     );
 
+    it('holds the fields changed with PATCH to the same policy', async () => {
+      const hooks = `${API}/spaces/${ctx.space.slug}/webhooks`;
+      const hook = await t.http
+        .post(hooks)
+        .set(bearer(ctx.admin))
+        .send({ url: 'https://hooks.example.com/x', event_types: ['product.created'] });
+      expect(hook.status).toBe(201);
+      const sso = (body: object) => t.http.post(`${API}/sso/providers`).set(bearer(ctx.root)).send(body);
+      const oidc = await sso({
+        name: 'OIDC IdP',
+        is_enabled: false,
+        protocol: 'oidc',
+        oidc: { issuer: 'https://idp.example.com', client_id: 'verity' },
+      });
+      expect(oidc.status).toBe(201);
+      const saml = await sso({
+        name: 'SAML IdP',
+        is_enabled: false,
+        protocol: 'saml',
+        saml: {
+          entry_point: 'https://idp.example.com/sso',
+          issuer: 'https://verity.example.test/sp',
+          idp_certificate: idpCertificate,
+        },
+      });
+      expect(saml.status).toBe(201);
+      const patches: OutboundField[] = [
+        {
+          name: 'webhook url',
+          field: 'url',
+          save: (_t, _ctx, { url }) =>
+            t.http.patch(`${hooks}/${hook.body.id}`).set(bearer(ctx.admin)).send({ url }),
+        },
+        {
+          name: 'SSO OIDC issuer',
+          field: 'oidc.issuer',
+          save: (_t, _ctx, { url }) =>
+            t.http
+              .patch(`${API}/sso/providers/${oidc.body.id}`)
+              .set(bearer(ctx.root))
+              .send({ oidc: { issuer: url } }),
+        },
+        {
+          name: 'SSO SAML entry point',
+          field: 'saml.entry_point',
+          save: (_t, _ctx, { url }) =>
+            t.http
+              .patch(`${API}/sso/providers/${saml.body.id}`)
+              .set(bearer(ctx.root))
+              .send({ saml: { entry_point: url } }),
+        },
+      ];
+      for (const field of patches) expect(await misses(t, ctx, field, SSRF_VECTORS)).toEqual([]);
+    });
+
     it('saves a public name as sent, and a name that does not resolve yet (its addresses are checked on connection)', async () => {
       const url = 'https://Public.Verity.test./hook';
       const res = await t.http
