@@ -49,6 +49,7 @@ import { IdempotencyModule } from './platform/idempotency/idempotency.module';
 import { JobsModule } from './platform/jobs/jobs.module';
 import { MailModule } from './platform/mail/mail.module';
 import { MetricsModule } from './platform/metrics/metrics.module';
+import { HostResolver } from './platform/outbound-http/host-resolver';
 import { OutboundHttpModule } from './platform/outbound-http/outbound-http.module';
 import { OutboxModule } from './platform/outbox/outbox.module';
 import { StorageModule } from './platform/storage/storage.module';
@@ -60,6 +61,8 @@ export interface AppModuleOptions {
   migrationsRun?: boolean;
   /** The database is the embedded one (PGlite), whatever its URL. */
   embedded?: boolean;
+  /** Replaces DNS for outbound targets (tests); the system resolver when left out. */
+  hostResolver?: HostResolver;
 }
 
 @Module({})
@@ -79,7 +82,7 @@ export class AppModule {
         JobsModule,
         MailModule,
         OutboxModule,
-        OutboundHttpModule,
+        OutboundHttpModule.forRoot(options.hostResolver),
         StorageModule,
         AuditModule,
         IdempotencyModule,

@@ -6,6 +6,7 @@ import request from 'supertest';
 import type TestAgent from 'supertest/lib/agent';
 import { createApp } from '../../src/app.factory';
 import { loadConfig } from '../../src/config/app.config';
+import type { HostResolver } from '../../src/platform/outbound-http/host-resolver';
 import { databaseUrl, workerDatabase } from './database';
 
 export interface TestApp {
@@ -21,6 +22,8 @@ export interface StartOptions {
   env?: Record<string, string>;
   /** Defaults to this jest worker's clone of the seeded template. */
   databaseUrl?: string;
+  /** Replaces DNS for outbound targets: names the suite resolves to chosen addresses. */
+  hostResolver?: HostResolver;
 }
 
 /** The database this jest worker uses (see global-setup). */
@@ -48,6 +51,7 @@ export async function startApp(options: StartOptions = {}): Promise<TestApp> {
     database: { url, poolSize: embeddedRun ? 1 : 4 },
     migrationsRun: false,
     embedded: embeddedRun,
+    hostResolver: options.hostResolver,
   });
   await app.listen(0, '127.0.0.1');
   const address = app.getHttpServer().address() as { port: number };

@@ -1,4 +1,4 @@
-import { urlRefusal } from '../../platform/outbound-http/address-policy';
+import { urlRefusal } from '../../platform/outbound-http/outbound-url-policy';
 
 export const ENDPOINT_VAR = 'VERITY_WEB_SEARCH_ENDPOINT';
 export const TIMEOUT_VAR = 'VERITY_WEB_SEARCH_TIMEOUT_SECONDS';
@@ -51,7 +51,7 @@ export function readAdapterConfig(env: NodeJS.ProcessEnv): ConfigResult {
     } else if (url.protocol !== 'https:' && url.protocol !== 'http:') {
       errors.push(`${ENDPOINT_VAR} must be an http(s) URL.`);
     } else {
-      const refused = urlRefusal(rawEndpoint, { allowPrivate });
+      const refused = urlRefusal(rawEndpoint, { allowPrivate, plainHttp: allowPrivate ? 'always' : 'never' });
       if (refused) {
         errors.push(
           `${ENDPOINT_VAR} is refused: ${refused}` +

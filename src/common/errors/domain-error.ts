@@ -4,6 +4,8 @@ export const PROBLEM_TYPE_BASE = 'urn:verity:problem:';
 export interface FieldError {
   field: string;
   message: string;
+  /** A machine-readable reason where a rule gives one (the outbound URL policy's, say). */
+  reason?: string;
 }
 
 /**

@@ -34,6 +34,15 @@ export class FieldErrorSchema {
     description: 'A sentence; `<field> is required.` for a required field that was left out.',
   })
   message: string;
+
+  @ApiPropertyOptional({
+    description:
+      'A stable machine-readable reason, where the rule has one: a URL or host field refused by the outbound-target ' +
+      'policy says `invalid_url`, `url_too_long`, `scheme_not_allowed`, `userinfo_not_allowed`, `fragment_not_allowed`, ' +
+      '`invalid_host`, `host_too_long`, `local_host_name`, `private_address`, `blocked_address` or `metadata_host`.',
+    example: 'private_address',
+  })
+  reason?: string;
 }
 
 export class ValidationProblem extends ProblemDetails {

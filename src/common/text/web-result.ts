@@ -1,4 +1,4 @@
-import { urlRefusal } from '../../platform/outbound-http/address-policy';
+import { urlRefusal } from '../../platform/outbound-http/outbound-url-policy';
 
 /** The longest title a web-search result item keeps, in characters. */
 export const MAX_TITLE_CHARS = 300;
@@ -27,7 +27,8 @@ export function cleanText(value: string, maxChars: number): string {
 export function resultUrlRefusal(raw: string): string | null {
   if (raw.length > MAX_URL_CHARS) return `it is longer than ${MAX_URL_CHARS} characters`;
   // Never relaxed by ALLOW_PRIVATE_NETWORK_TARGETS: results are shown to people and models, not called by us.
-  return urlRefusal(raw, { allowPrivate: false });
+  // A fragment never leaves the browser, so a link may keep one: the host rules apply to the rest.
+  return urlRefusal(raw.replace(/#.*$/s, ''), { allowPrivate: false, plainHttp: 'never' });
 }
 
 /** An ISO 8601 UTC timestamp for a date a result carries, or undefined when it has none that parses. */

@@ -3,6 +3,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
 import { DataSource, Repository } from 'typeorm';
 import { Conflict, NotFound, ValidationFailed } from '../../common/errors/domain-error';
+import { OutboundTargetRefused } from '../../platform/outbound-http/outbound-policy.service';
 import { APP_CONFIG, AppConfig } from '../../config/app.config';
 import { configScopeOf, InstanceContext } from '../../database/instance-context';
 import { PreparedQueries } from '../../database/prepared-queries';
@@ -156,13 +157,14 @@ export class AiConfigService {
 
   async create(actor: Actor, dto: CreateAiConfigDto): Promise<AiConfigResponse> {
     const scope = currentScope();
+    // The body first: an unusable base URL answers 422 whether or not a configuration exists.
+    await this.checkBaseUrl(dto.provider, dto.api_base_url ?? null);
     if (await this.configs.existsBy({ scope })) {
       throw new Conflict(
         'An AI provider configuration already exists: change it with PATCH or delete it first.',
         'ai_config_exists',
       );
     }
-    this.checkBaseUrl(dto.provider, dto.api_base_url ?? null);
     const id = randomUUID();
     const row = this.configs.create({
       id,
@@ -197,7 +199,7 @@ export class AiConfigService {
     if (!row) throw new NotFound('AI provider configuration stored in the database');
     const provider = dto.provider ?? row.provider;
     const baseUrl = dto.api_base_url === undefined ? row.apiBaseUrl : dto.api_base_url;
-    this.checkBaseUrl(provider, baseUrl);
+    await this.checkBaseUrl(provider, baseUrl);
     const changes: Partial<AiConfig> = { provider, apiBaseUrl: baseUrl?.replace(/\/+$/, '') ?? null };
     if (dto.model_name !== undefined) changes.modelName = dto.model_name;
     if (dto.temperature !== undefined) changes.temperature = dto.temperature;
@@ -235,20 +237,15 @@ export class AiConfigService {
   }
 
   /** 422 unless the base URL suits the provider: required where there is no public endpoint, public HTTPS or trusted. */
-  checkBaseUrl(provider: AiProvider, baseUrl: string | null, field = 'api_base_url'): void {
+  async checkBaseUrl(provider: AiProvider, baseUrl: string | null, field = 'api_base_url'): Promise<void> {
     if (!baseUrl) {
       if (NEEDS_BASE_URL.includes(provider)) {
         throw ValidationFailed.field(field, `${field} is required for the ${provider} provider.`);
       }
       return;
     }
-    const refused = this.providers.baseUrlRefusal(baseUrl);
-    if (refused) {
-      throw ValidationFailed.field(
-        field,
-        `${field} must be a public HTTPS URL (or a host listed in TRUSTED_AI_HOSTS): ${refused}.`,
-      );
-    }
+    const refused = await this.providers.baseUrlRefusal(baseUrl);
+    if (refused) throw new OutboundTargetRefused(field, refused);
   }
 }
 

@@ -129,7 +129,7 @@ export class ModelRoutingService {
     if (dto.fallback_profile_id && !(await this.profiles.existsBy({ id: dto.fallback_profile_id }))) {
       throw ValidationFailed.field('fallback_profile_id', 'fallback_profile_id names no model profile.');
     }
-    if (dto.api_base_url) this.configs.checkBaseUrl(dto.provider, dto.api_base_url);
+    if (dto.api_base_url) await this.configs.checkBaseUrl(dto.provider, dto.api_base_url);
     const id = randomUUID();
     await this.profiles.insert({
       id,

@@ -40,12 +40,26 @@ describe('connection strings', () => {
 
   it('applies the outbound address policy to the host', () => {
     for (const host of ['127.0.0.1', 'localhost', '10.1.2.3', '[::1]', 'db']) {
-      expect(parseConnectionString(`postgres://a@${host}/db`, strict)).toEqual({ error: expect.any(String) });
+      expect(parseConnectionString(`postgres://a@${host}/db`, strict)).toEqual({
+        error: expect.any(String),
+        reason: expect.stringMatching(/^(private_address|local_host_name)$/),
+      });
       expect(parseConnectionString(`postgres://a@${host}/db`, open)).toHaveProperty('target');
     }
     // Cloud metadata and link-local stay out of reach even when private targets are allowed.
     expect(parseConnectionString('postgres://a@169.254.169.254/db', open)).toEqual({
       error: expect.stringContaining('169.254.169.254'),
+      reason: 'metadata_host',
+    });
+    // Normalised first: another notation of loopback, a trailing dot.
+    expect(parseConnectionString('postgres://a@0x7f.1/db', strict)).toMatchObject({
+      reason: 'private_address',
+    });
+    expect(parseConnectionString('postgres://a@LOCALHOST./db', strict)).toMatchObject({
+      reason: 'local_host_name',
+    });
+    expect(parseConnectionString('postgres://a@DB.Example.com./db', strict)).toMatchObject({
+      target: { host: 'db.example.com' },
     });
   });
 });

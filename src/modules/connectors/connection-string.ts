@@ -1,5 +1,10 @@
-import ipaddr from 'ipaddr.js';
-import { addressRefusal, AddressPolicy } from '../../platform/outbound-http/address-policy';
+import type { AddressPolicy } from '../../platform/outbound-http/address-policy';
+import {
+  checkHost,
+  isRefusal,
+  MAX_URL_LENGTH,
+  OutboundReason,
+} from '../../platform/outbound-http/outbound-url-policy';
 
 /** A PostgreSQL connection string taken apart; the password never leaves this object. */
 export interface PostgresTarget {
@@ -24,14 +29,22 @@ const SSL_MODES: Record<string, PostgresTarget['sslmode']> = {
 /**
  * Parses `postgres://user:password@host:port/database?sslmode=...`. Answers
  * the target, or the reason it is not acceptable (never quoting the
- * password). Literal addresses and local names are checked against the
- * outbound address policy here; names are resolved and checked again at
- * connect time.
+ * password). The host is normalised and checked by the outbound policy's
+ * text rules here (with the reason code); what a name resolves to is
+ * checked on saving and again at connect time.
  */
 export function parseConnectionString(
   raw: string,
   policy: AddressPolicy,
-): { target: PostgresTarget } | { error: string } {
+): { target: PostgresTarget } | { error: string; reason?: OutboundReason } {
+  if (raw.length > MAX_URL_LENGTH) {
+    return {
+      error: `connection_string is longer than ${MAX_URL_LENGTH} characters.`,
+      reason: 'url_too_long',
+    };
+  }
+  if (raw.includes('#'))
+    return { error: 'connection_string must not have a fragment.', reason: 'fragment_not_allowed' };
   let url: URL;
   try {
     url = new URL(raw);
@@ -57,20 +70,10 @@ export function parseConnectionString(
   const sslParam = url.searchParams.get('sslmode') ?? 'disable';
   const sslmode = SSL_MODES[sslParam];
   if (!sslmode) return { error: `connection_string sslmode "${sslParam}" is not supported.` };
-  const refusal = hostRefusal(host, policy);
-  if (refusal) return { error: `connection_string host is not allowed: ${refusal}.` };
-  return { target: { host, port, database, user, password: decodeURIComponent(url.password), sslmode } };
-}
-
-/** Null when the host may be contacted as written (an address or a public-looking name). */
-export function hostRefusal(host: string, policy: AddressPolicy): string | null {
-  if (ipaddr.isValid(host)) return addressRefusal(host, policy);
-  if (!/^[A-Za-z0-9.-]+$/.test(host)) return `${host} is not a valid host name`;
-  if (
-    !policy.allowPrivate &&
-    (host === 'localhost' || host.endsWith('.localhost') || host.endsWith('.local') || !host.includes('.'))
-  ) {
-    return `${host} is not a public host name`;
+  const checked = checkHost(host, { allowPrivate: policy.allowPrivate, plainHttp: 'never' });
+  if (isRefusal(checked)) {
+    return { error: `connection_string host is not allowed: ${checked.message}.`, reason: checked.reason };
   }
-  return null;
+  const password = decodeURIComponent(url.password);
+  return { target: { host: checked, port, database, user, password, sslmode } };
 }

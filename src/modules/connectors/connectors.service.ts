@@ -10,6 +10,8 @@ import { APP_CONFIG, AppConfig } from '../../config/app.config';
 import { TransactionRunner } from '../../database/transaction-runner';
 import { SecretBox } from '../../platform/crypto/secret-box.service';
 import { ProductsService } from '../catalog/products.service';
+import { OutboundPolicy, OutboundTargetRefused } from '../../platform/outbound-http/outbound-policy.service';
+import { isRefusal } from '../../platform/outbound-http/outbound-url-policy';
 import { parseConnectionString, PostgresTarget } from './connection-string';
 import {
   ConnectorResponse,
@@ -61,6 +63,7 @@ export class ConnectorsService {
     private readonly tx: TransactionRunner,
     private readonly secrets: SecretBox,
     private readonly userDb: UserDatabase,
+    private readonly outbound: OutboundPolicy,
     private readonly products: ProductsService,
   ) {}
 
@@ -69,7 +72,13 @@ export class ConnectorsService {
     const parsed = parseConnectionString(dto.config.connection_string, {
       allowPrivate: this.config.allowPrivateNetworkTargets,
     });
-    if ('error' in parsed) throw ValidationFailed.field('config.connection_string', parsed.error);
+    if ('error' in parsed) {
+      throw new ValidationFailed([
+        { field: 'config.connection_string', message: parsed.error, reason: parsed.reason },
+      ]);
+    }
+    const host = await this.outbound.hostVerdict(parsed.target.host, 'database');
+    if (isRefusal(host)) throw new OutboundTargetRefused('config.connection_string', host);
     return this.tx.run(async (em) => {
       if (dto.source_system_id) {
         const system = await em.getRepository(SourceSystem).findOneBy({ id: dto.source_system_id, spaceId });

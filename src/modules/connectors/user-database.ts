@@ -1,8 +1,8 @@
-import { lookup as dnsLookup, LookupAddress } from 'node:dns';
 import { Inject, Injectable } from '@nestjs/common';
 import { Client, QueryArrayConfig, QueryConfig } from 'pg';
 import { APP_CONFIG, AppConfig } from '../../config/app.config';
-import { addressRefusal } from '../../platform/outbound-http/address-policy';
+import { OutboundPolicy } from '../../platform/outbound-http/outbound-policy.service';
+import { isRefusal } from '../../platform/outbound-http/outbound-url-policy';
 import { PostgresTarget } from './connection-string';
 
 /** Limits of every session on a user's database. */
@@ -63,7 +63,10 @@ const TEXT_TYPES = { getTypeParser: () => asText };
  */
 @Injectable()
 export class UserDatabase {
-  constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {}
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly outbound: OutboundPolicy,
+  ) {}
 
   async withSession<T>(
     target: PostgresTarget,
@@ -136,21 +139,18 @@ export class UserDatabase {
 
   /** The address to dial: the host itself when literal, else its first address, every one of them allowed. */
   private async resolve(host: string): Promise<string> {
-    const policy = { allowPrivate: this.config.allowPrivateNetworkTargets };
-    let addresses: LookupAddress[];
+    let found: Awaited<ReturnType<OutboundPolicy['resolveAllowed']>>;
     try {
-      addresses = await new Promise<LookupAddress[]>((resolve, reject) =>
-        dnsLookup(host, { all: true }, (error, found) => (error ? reject(error) : resolve(found))),
-      );
+      found = await this.outbound.resolveAllowed(host, this.outbound.rules('database', host));
     } catch {
       throw new UserDatabaseError(`${host} does not resolve.`);
     }
-    if (!addresses.length) throw new UserDatabaseError(`${host} does not resolve.`);
-    for (const { address } of addresses) {
-      const refused = addressRefusal(address, policy);
-      if (refused) throw new UserDatabaseError(`${host} is not allowed: ${refused}.`);
+    if (isRefusal(found)) {
+      throw new UserDatabaseError(
+        found.reason === 'invalid_host' ? `${found.message}.` : `${host} is not allowed: ${found.message}.`,
+      );
     }
-    return addresses[0].address;
+    return found[0].address;
   }
 }
 

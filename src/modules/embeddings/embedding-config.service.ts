@@ -4,6 +4,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import type { Actor } from '../../common/auth/actor';
 import { Conflict, NotFound, ValidationFailed } from '../../common/errors/domain-error';
+import { OutboundTargetRefused } from '../../platform/outbound-http/outbound-policy.service';
 import { APP_CONFIG, AppConfig, EMBEDDING_DEFAULTS } from '../../config/app.config';
 import { deploymentDataSource } from '../../database/routing-data-source';
 import { TransactionRunner } from '../../database/transaction-runner';
@@ -96,7 +97,7 @@ export class EmbeddingConfigService implements OnApplicationBootstrap {
     scope = currentScope(),
   ): Promise<EmbeddingConfigResponse> {
     const defaults = EMBEDDING_DEFAULTS[dto.provider];
-    const baseUrl = this.checkedBaseUrl(dto.provider, dto.api_base_url ?? null);
+    const baseUrl = await this.checkedBaseUrl(dto.provider, dto.api_base_url ?? null);
     const modelName = dto.model_name ?? defaults.model;
     const dimensions =
       dto.provider === 'local'
@@ -155,7 +156,7 @@ export class EmbeddingConfigService implements OnApplicationBootstrap {
     const config = await this.tx.run(async (em) => {
       const current = await this.stored(em, scope);
       const provider = dto.provider ?? current.provider;
-      const baseUrl = this.checkedBaseUrl(
+      const baseUrl = await this.checkedBaseUrl(
         provider,
         dto.api_base_url === undefined ? current.apiBaseUrl : dto.api_base_url,
       );
@@ -320,7 +321,7 @@ export class EmbeddingConfigService implements OnApplicationBootstrap {
   }
 
   /** 422 unless the base URL suits the provider: required for azure_openai; public HTTPS or a trusted host. */
-  private checkedBaseUrl(provider: EmbeddingProvider, baseUrl: string | null): string | null {
+  private async checkedBaseUrl(provider: EmbeddingProvider, baseUrl: string | null): Promise<string | null> {
     if (!baseUrl) {
       if (provider === 'azure_openai') {
         throw ValidationFailed.field(
@@ -330,13 +331,8 @@ export class EmbeddingConfigService implements OnApplicationBootstrap {
       }
       return null;
     }
-    const refused = this.embedder.baseUrlRefusal(baseUrl);
-    if (refused) {
-      throw ValidationFailed.field(
-        'api_base_url',
-        `api_base_url must be a public HTTPS URL (or a host listed in TRUSTED_AI_HOSTS): ${refused}.`,
-      );
-    }
+    const refused = await this.embedder.baseUrlRefusal(baseUrl);
+    if (refused) throw new OutboundTargetRefused('api_base_url', refused);
     return baseUrl.replace(/\/+$/, '');
   }
 

@@ -77,6 +77,7 @@ export class OidcClients {
       body: options.body === undefined || options.body === null ? undefined : String(options.body),
       timeoutMs: REQUEST_TIMEOUT_SECONDS * 1000,
       maxBodyBytes: MAX_ANSWER_BYTES,
+      kind: 'sso',
     });
     const headers = new Headers();
     for (const [name, value] of Object.entries(answer.headers)) {

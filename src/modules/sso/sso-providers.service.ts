@@ -8,13 +8,13 @@ import { Page } from '../../common/http/page.dto';
 import { TransactionRunner } from '../../database/transaction-runner';
 import { AuditService } from '../../platform/audit/audit.service';
 import { SecretBox } from '../../platform/crypto/secret-box.service';
-import { SafeHttpClient } from '../../platform/outbound-http/safe-http.client';
+import { OutboundPolicy, outboundFieldError } from '../../platform/outbound-http/outbound-policy.service';
 import { CreateSsoProviderDto, SsoProviderResponse, UpdateSsoProviderDto } from './dto/sso-provider.dto';
 import { SsoProvider } from './entities/sso-provider.entity';
 import { OidcClients } from './oidc-clients';
 import { generateSpKeyPair, normalizeCertificate } from './sp-keypair';
 import { DEFAULT_OIDC_SCOPES, toSsoProviderResponse } from './sso.mapper';
-import { clientSecretContext, isLoopbackHost, spKeyContext } from './sso-provider-secrets';
+import { clientSecretContext, spKeyContext } from './sso-provider-secrets';
 import { SsoUrls } from './sso-urls';
 
 /** Providers CRUD (superadmin routes); the login flows read providers through `findUsable`. */
@@ -25,7 +25,7 @@ export class SsoProvidersService {
     private readonly tx: TransactionRunner,
     private readonly audit: AuditService,
     private readonly box: SecretBox,
-    private readonly safeHttp: SafeHttpClient,
+    private readonly outbound: OutboundPolicy,
     private readonly oidcClients: OidcClients,
     private readonly urls: SsoUrls,
   ) {}
@@ -94,7 +94,7 @@ export class SsoProvidersService {
       provider.spCertificate = pair.certificate;
       provider.spPrivateKeySealed = this.box.seal(pair.privateKey, spKeyContext(id));
     }
-    this.validate(provider, errors);
+    await this.validate(provider, errors);
     return this.tx.run(async (em) => {
       await this.refuseDomainOverlap(em, provider);
       await em.getRepository(SsoProvider).insert(provider);
@@ -138,7 +138,7 @@ export class SsoProvidersService {
         provider.samlIdpCertificate = dto.saml.idp_certificate ?? provider.samlIdpCertificate;
         provider.samlSignAuthnRequests = dto.saml.sign_authn_requests ?? provider.samlSignAuthnRequests;
       }
-      this.validate(provider, errors);
+      await this.validate(provider, errors);
       await this.refuseDomainOverlap(em, provider);
       // updated_at moves on every PATCH: it also keys the cached OIDC discovery.
       await em.getRepository(SsoProvider).save({ ...provider, updatedAt: new Date() });
@@ -199,19 +199,17 @@ export class SsoProvidersService {
     return provider;
   }
 
-  private validate(provider: SsoProvider, errors: FieldError[]): void {
+  private async validate(provider: SsoProvider, errors: FieldError[]): Promise<void> {
     if (provider.protocol === 'oidc' && provider.oidcIssuer !== null) {
-      const refused = this.urlRefusal(provider.oidcIssuer);
-      if (refused) errors.push({ field: 'oidc.issuer', message: `oidc.issuer is not usable: ${refused}` });
+      const refused = await this.outbound.urlRefusal(provider.oidcIssuer, 'sso');
+      if (refused) errors.push(outboundFieldError('oidc.issuer', refused));
       if (!provider.oidcScopes?.includes('openid')) {
         errors.push({ field: 'oidc.scopes', message: 'oidc.scopes must include openid' });
       }
     }
     if (provider.protocol === 'saml' && provider.samlEntryPoint !== null) {
-      const refused = this.urlRefusal(provider.samlEntryPoint);
-      if (refused) {
-        errors.push({ field: 'saml.entry_point', message: `saml.entry_point is not usable: ${refused}` });
-      }
+      const refused = await this.outbound.urlRefusal(provider.samlEntryPoint, 'sso');
+      if (refused) errors.push(outboundFieldError('saml.entry_point', refused));
       const pem = normalizeCertificate(provider.samlIdpCertificate ?? '');
       if (pem) provider.samlIdpCertificate = pem;
       else {
@@ -222,19 +220,6 @@ export class SsoProvidersService {
       }
     }
     if (errors.length) throw new ValidationFailed(errors);
-  }
-
-  /**
-   * HTTPS to a public host; plain http only to a loopback host, and only
-   * when ALLOW_PRIVATE_NETWORK_TARGETS=true (development and tests).
-   */
-  private urlRefusal(raw: string): string | null {
-    const refused = this.safeHttp.refusal(raw);
-    if (refused) return refused;
-    const url = new URL(raw);
-    if (url.protocol === 'http:' && !isLoopbackHost(url.hostname)) return 'it must use https';
-    if (url.hash) return 'it must not have a fragment';
-    return null;
   }
 
   /** A domain signs in through at most one enabled provider (409), checked under a lock against races. */

@@ -33,6 +33,8 @@ import {
 import { ToolGrantsService } from './tool-grants.service';
 import { InvalidToolConfig } from './tool-providers.errors';
 import { ToolCounts, toProviderToolResponse, toToolProviderResponse } from './tool-providers.mapper';
+import { ENDPOINT_VAR } from '../../bin/metasearch/adapter-config';
+import { OutboundPolicy, OutboundTargetRefused } from '../../platform/outbound-http/outbound-policy.service';
 
 const MAX_SLUG = 64;
 const CREDENTIAL_FK = 'tool_providers_credential_fk';
@@ -47,6 +49,7 @@ export class ToolProvidersService {
     private readonly audit: AuditService,
     private readonly grants: ToolGrantsService,
     private readonly sessions: McpSessionPool,
+    private readonly outbound: OutboundPolicy,
   ) {}
 
   async list(skip: number, limit: number): Promise<Page<ToolProviderResponse>> {
@@ -94,6 +97,7 @@ export class ToolProvidersService {
     });
     errors.push(...this.check(provider, dto, true));
     if (errors.length) throw new InvalidToolConfig(errors);
+    await this.checkWebSearchEndpoint(provider.env);
     return this.credentialGoneIsNotFound(provider.credentialId, async (em) => {
       await this.requireUsableCredential(em, provider.credentialId);
       if (await em.getRepository(ToolProvider).exists({ where: { slug: provider.slug } })) {
@@ -128,6 +132,7 @@ export class ToolProvidersService {
       if (dto.is_active !== undefined) provider.isActive = dto.is_active;
       const errors = this.check(provider, dto);
       if (errors.length) throw new InvalidToolConfig(errors);
+      if (dto.env !== undefined) await this.checkWebSearchEndpoint(provider.env);
       if (dto.credential_id !== undefined) await this.requireUsableCredential(em, provider.credentialId);
       await em.getRepository(ToolProvider).update(id, {
         name: provider.name,
@@ -184,6 +189,18 @@ export class ToolProvidersService {
       .findOne({ where: { id }, ...(lock ? { lock: { mode: 'pessimistic_write' as const } } : {}) });
     if (!provider) throw new NotFound('tool provider', id);
     return provider;
+  }
+
+  /**
+   * The bundled web-search adapter's endpoint, when a provider's env sets it,
+   * follows the outbound-URL policy on saving (422 naming the variable), as
+   * the adapter does again when it starts and on every connection.
+   */
+  private async checkWebSearchEndpoint(env: Record<string, string> | null): Promise<void> {
+    const endpoint = env?.[ENDPOINT_VAR]?.trim();
+    if (!endpoint) return;
+    const refused = await this.outbound.urlRefusal(endpoint, 'web_search');
+    if (refused) throw new OutboundTargetRefused(`env.${ENDPOINT_VAR}`, refused);
   }
 
   /** The spec's provider validation rules on the merged settings; only fields given are re-checked. */

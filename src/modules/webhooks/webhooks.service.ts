@@ -9,7 +9,7 @@ import type { SpaceRef } from '../../common/permissions/space-access.port';
 import { TransactionRunner } from '../../database/transaction-runner';
 import { AuditService } from '../../platform/audit/audit.service';
 import { SecretBox } from '../../platform/crypto/secret-box.service';
-import { SafeHttpClient } from '../../platform/outbound-http/safe-http.client';
+import { OutboundPolicy, outboundFieldError } from '../../platform/outbound-http/outbound-policy.service';
 import { EVENT_CATALOG, EventCatalogEntry } from '../../platform/outbox/event-map';
 import {
   CreatedWebhookResponse,
@@ -57,7 +57,7 @@ export class WebhooksService {
     @InjectRepository(WebhookAttempt) private readonly attempts: Repository<WebhookAttempt>,
     private readonly tx: TransactionRunner,
     private readonly secrets: SecretBox,
-    private readonly http: SafeHttpClient,
+    private readonly outbound: OutboundPolicy,
     private readonly deliveries: WebhookDeliveriesService,
     private readonly audit: AuditService,
   ) {}
@@ -254,8 +254,8 @@ export class WebhooksService {
       });
     }
     if (dto.url !== undefined) {
-      const refused = await this.http.checkResolvable(dto.url);
-      if (refused) errors.push({ field: 'url', message: `The URL cannot be used: ${refused}.` });
+      const refused = await this.outbound.urlRefusal(dto.url, 'webhook');
+      if (refused) errors.push(outboundFieldError('url', refused));
     }
     if (errors.length) throw new ValidationFailed(errors);
   }

@@ -1,7 +1,8 @@
-import { addressRefusal, metadataRefusal, urlRefusal } from './address-policy';
+import { addressRefusal } from './address-policy';
+import { checkHost, urlRefusal } from './outbound-url-policy';
 
-const strict = { allowPrivate: false };
-const relaxed = { allowPrivate: true };
+const strict = { allowPrivate: false, plainHttp: 'never' } as const;
+const relaxed = { allowPrivate: true, plainHttp: 'always' } as const;
 
 describe('addressRefusal', () => {
   it.each(['8.8.8.8', '1.1.1.1', '2606:4700:4700::1111'])('allows the public address %s', (address) => {
@@ -42,7 +43,7 @@ describe('urlRefusal', () => {
     expect(urlRefusal('https://hooks.example.com/x', strict)).toBeNull();
     expect(urlRefusal('http://hooks.example.com/x', strict)).toBe('it must use https');
     expect(urlRefusal('http://127.0.0.1:9000/x', relaxed)).toBeNull();
-    expect(urlRefusal('ftp://hooks.example.com', relaxed)).toBe('it must use https');
+    expect(urlRefusal('ftp://hooks.example.com', relaxed)).toBe('it must use https, not ftp:');
     expect(urlRefusal('https://user:pw@hooks.example.com', strict)).toBe('it must not contain credentials');
     expect(urlRefusal('not a url', strict)).toBe('it is not a valid URL');
   });
@@ -56,7 +57,7 @@ describe('urlRefusal', () => {
   });
 });
 
-describe('metadataRefusal', () => {
+describe('cloud metadata hosts', () => {
   it.each([
     'metadata',
     'metadata.google.internal',
@@ -69,14 +70,14 @@ describe('metadataRefusal', () => {
     'fe80::a9fe:a9fe',
     'fd00:ec2::254',
     '100.100.100.200',
-  ])('refuses the metadata service %s', (host) => {
-    expect(metadataRefusal(host)).toMatch(/metadata|linkLocal/);
+  ])('refuses the metadata service %s, even where private targets are allowed', (host) => {
+    expect(checkHost(host, relaxed)).toMatchObject({ reason: 'metadata_host' });
   });
 
   it.each(['api.openai.com', 'models.internal', '10.0.0.7', '127.0.0.1', 'metadata.example.com'])(
     'leaves %s to the other rules',
     (host) => {
-      expect(metadataRefusal(host)).toBeNull();
+      expect(checkHost(host, relaxed)).toBe(host);
     },
   );
 });

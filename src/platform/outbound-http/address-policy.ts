@@ -1,4 +1,3 @@
-import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
 
 /** Ranges a relaxed (development) policy still never reaches: link-local covers cloud metadata (169.254.169.254). */
@@ -20,60 +19,59 @@ export interface AddressPolicy {
   allowPrivate: boolean;
 }
 
+/** Why an address is refused: a metadata service, a range never reached, or a private range not allowed here. */
+export type AddressReason = 'metadata_host' | 'blocked_address' | 'private_address';
+
 function unmapped(address: string): ipaddr.IPv4 | ipaddr.IPv6 {
   const parsed = ipaddr.parse(address);
-  return parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()
-    ? (parsed as ipaddr.IPv6).toIPv4Address()
-    : parsed;
+  if (parsed.kind() === 'ipv4') return parsed;
+  const v6 = parsed as ipaddr.IPv6;
+  if (v6.isIPv4MappedAddress()) return v6.toIPv4Address();
+  return v6;
 }
 
-/**
- * Null unless `host` (a name or an address) is a cloud metadata service or
- * link-local, where most clouds serve it. Provider endpoints refuse these
- * even on a host the operator trusts: they would hand out the machine's credentials.
- */
-export function metadataRefusal(host: string): string | null {
-  const name = host.toLowerCase().replace(/\.$/, '');
-  if (METADATA_HOSTS.has(name)) return `${host} is a cloud metadata host`;
-  if (!isIP(name)) return null;
-  const parsed = unmapped(name);
-  if (METADATA.has(parsed.toString())) return `${host} is a cloud metadata address`;
-  return parsed.range() === 'linkLocal' ? `${host} is a linkLocal address` : null;
+/** True for the deprecated IPv4-compatible form ::a.b.c.d (::/96), which ipaddr.js calls unicast. */
+function isIpv4Compatible(parsed: ipaddr.IPv4 | ipaddr.IPv6): boolean {
+  if (parsed.kind() !== 'ipv6') return false;
+  const parts = (parsed as ipaddr.IPv6).parts;
+  return parts.slice(0, 6).every((part) => part === 0) && (parts[6] !== 0 || parts[7] > 1);
+}
+
+/** True for a metadata service's name (compared lowercased, without a trailing dot). */
+export function isMetadataHostName(name: string): boolean {
+  return METADATA_HOSTS.has(name.toLowerCase().replace(/\.$/, ''));
+}
+
+/** Null when outbound traffic may go to `address`, else the reason code and sentence. */
+export function addressVerdict(
+  address: string,
+  policy: AddressPolicy,
+): { reason: AddressReason; message: string } | null {
+  if (!ipaddr.isValid(address))
+    return { reason: 'blocked_address', message: `${address} is not an IP address` };
+  const parsed = unmapped(address);
+  if (METADATA.has(parsed.toString()) || parsed.range() === 'linkLocal') {
+    const what = METADATA.has(parsed.toString()) ? 'cloud metadata' : 'linkLocal';
+    return { reason: 'metadata_host', message: `${address} is a ${what} address` };
+  }
+  // Linux does not route ::a.b.c.d to IPv4, but a peer stack might: never a target.
+  if (isIpv4Compatible(parsed)) {
+    return { reason: 'blocked_address', message: `${address} is an IPv4-compatible address` };
+  }
+  const range = parsed.range();
+  if (ALWAYS_BLOCKED.has(range))
+    return { reason: 'blocked_address', message: `${address} is a ${range} address` };
+  if (PRIVATE.has(range)) {
+    return policy.allowPrivate
+      ? null
+      : { reason: 'private_address', message: `${address} is a ${range} address` };
+  }
+  // NAT64, 6to4, Teredo and the like can wrap any IPv4 address, a private one included.
+  if (range !== 'unicast') return { reason: 'blocked_address', message: `${address} is a ${range} address` };
+  return null;
 }
 
 /** Null when outbound traffic may go to `address`, else the reason it may not. */
 export function addressRefusal(address: string, policy: AddressPolicy): string | null {
-  if (!ipaddr.isValid(address)) return `${address} is not an IP address`;
-  const parsed = unmapped(address);
-  if (METADATA.has(parsed.toString())) return `${address} is a cloud metadata address`;
-  const range = parsed.range();
-  if (ALWAYS_BLOCKED.has(range)) return `${address} is a ${range} address`;
-  if (PRIVATE.has(range) && !policy.allowPrivate) return `${address} is a ${range} address`;
-  if (range !== 'unicast' && !PRIVATE.has(range)) return `${address} is a ${range} address`;
-  return null;
-}
-
-/** Null when the URL may be called (scheme, credentials), else the reason. Addresses are checked at connect time. */
-export function urlRefusal(raw: string, policy: AddressPolicy): string | null {
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    return 'it is not a valid URL';
-  }
-  if (url.protocol !== 'https:' && !(policy.allowPrivate && url.protocol === 'http:')) {
-    return 'it must use https';
-  }
-  if (url.username || url.password) return 'it must not contain credentials';
-  const host = url.hostname.replace(/^\[|\]$/g, '');
-  // The URL parser has already written any IPv4 form (hex, octal, short) as a dotted quad: isIP suffices, and unlike
-  // ipaddr.isValid it does not throw and catch for every host name.
-  if (isIP(host)) return addressRefusal(host, policy);
-  if (
-    !policy.allowPrivate &&
-    (host === 'localhost' || host.endsWith('.localhost') || host.endsWith('.local') || !host.includes('.'))
-  ) {
-    return `${host} is not a public host name`;
-  }
-  return null;
+  return addressVerdict(address, policy)?.message ?? null;
 }

@@ -9,12 +9,11 @@ export interface ProviderPost {
   maxBodyBytes: number;
 }
 
-/** The outbound AI settings (AI_REQUEST_TIMEOUT_MS, AI_MAX_RETRIES, AI_RETRY_MAX_WAIT_MS, TRUSTED_AI_HOSTS). */
+/** The outbound AI settings (AI_REQUEST_TIMEOUT_MS, AI_MAX_RETRIES, AI_RETRY_MAX_WAIT_MS); TRUSTED_AI_HOSTS is the policy's. */
 export interface ProviderLimits {
   requestTimeoutMs: number;
   maxRetries: number;
   retryMaxWaitMs: number;
-  trustedHosts: readonly string[];
 }
 
 /** What a provider answered after any retries: a success, or a status not worth retrying (or retried out). */
@@ -60,7 +59,7 @@ export async function postToProvider(
         body: post.body,
         timeoutMs: limits.requestTimeoutMs,
         maxBodyBytes: post.maxBodyBytes,
-        providerRules: { trustedHosts: limits.trustedHosts },
+        kind: 'ai_provider',
         keepAlive: true,
       });
       const header = res.headers['retry-after'];

@@ -2,46 +2,54 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigError, loadConfig } from '../../config/app.config';
-import { SafeHttpClient } from './safe-http.client';
+import { OutboundPolicy } from './outbound-policy.service';
 
 const config = (env: Record<string, string>) =>
   loadConfig({ DATA_DIR: mkdtempSync(join(tmpdir(), 'verity-provider-rules-')), ...env }, false);
+// No name resolves: these cases are about the text rules.
+const policy = (env: Record<string, string>) => new OutboundPolicy(config(env), () => Promise.resolve([]));
+const reason = async (p: OutboundPolicy, url: string, kind: 'ai_provider' | 'webhook' = 'ai_provider') =>
+  (await p.urlRefusal(url, kind))?.reason ?? null;
 
 describe('provider base URLs (decisions section 1 and 10)', () => {
-  const trusted = ['models.internal', '10.0.0.7'];
+  const trusted = { TRUSTED_AI_HOSTS: 'models.internal,10.0.0.7' };
 
-  it('are public HTTPS, even when ALLOW_PRIVATE_NETWORK_TARGETS relaxes webhooks', () => {
-    const client = new SafeHttpClient(config({ ALLOW_PRIVATE_NETWORK_TARGETS: 'true' }));
-    expect(client.providerRefusal('https://api.openai.com/v1', trusted)).toBeNull();
-    expect(client.providerRefusal('http://api.openai.com/v1', trusted)).toMatch(/https/);
-    expect(client.providerRefusal('https://127.0.0.1/v1', trusted)).toMatch(/loopback/);
-    expect(client.providerRefusal('https://192.168.1.5/v1', trusted)).toMatch(/private/);
-    expect(client.providerRefusal('https://localhost/v1', trusted)).toMatch(/public host/);
-    expect(client.providerRefusal('https://169.254.169.254/v1', trusted)).toMatch(/linkLocal/);
+  it('are public HTTPS, even when ALLOW_PRIVATE_NETWORK_TARGETS relaxes webhooks', async () => {
+    const p = policy({ ...trusted, ALLOW_PRIVATE_NETWORK_TARGETS: 'true' });
+    expect(await reason(p, 'https://api.openai.com/v1')).toBeNull();
+    expect(await reason(p, 'http://api.openai.com/v1')).toBe('scheme_not_allowed');
+    expect(await reason(p, 'https://127.0.0.1/v1')).toBe('private_address');
+    expect(await reason(p, 'https://192.168.1.5/v1')).toBe('private_address');
+    expect(await reason(p, 'https://localhost/v1')).toBe('local_host_name');
+    expect(await reason(p, 'https://169.254.169.254/v1')).toBe('metadata_host');
     // Webhooks keep the relaxed rule.
-    expect(client.refusal('http://127.0.0.1/hook')).toBeNull();
+    expect(await reason(p, 'http://127.0.0.1/hook', 'webhook')).toBeNull();
   });
 
-  it('exempt only the hosts in TRUSTED_AI_HOSTS, over http or https', () => {
-    const client = new SafeHttpClient(config({}));
-    expect(client.providerRefusal('http://models.internal:8080/v1', trusted)).toBeNull();
-    expect(client.providerRefusal('http://10.0.0.7/v1', trusted)).toBeNull();
-    expect(client.providerRefusal('http://10.0.0.8/v1', trusted)).not.toBeNull();
-    expect(client.providerRefusal('http://user:pw@models.internal/v1', trusted)).toMatch(/credentials/);
-    expect(client.providerRefusal('ftp://models.internal/v1', trusted)).toMatch(/https/);
+  it('exempt only the hosts in TRUSTED_AI_HOSTS, over http or https', async () => {
+    const p = policy(trusted);
+    expect(await reason(p, 'http://models.internal:8080/v1')).toBeNull();
+    expect(await reason(p, 'http://MODELS.internal./v1')).toBeNull();
+    expect(await reason(p, 'http://10.0.0.7/v1')).toBeNull();
+    expect(await reason(p, 'http://10.0.0.8/v1')).not.toBeNull();
+    expect(await reason(p, 'http://user:pw@models.internal/v1')).toBe('userinfo_not_allowed');
+    expect(await reason(p, 'ftp://models.internal/v1')).toBe('scheme_not_allowed');
   });
 
-  it('never reach a cloud metadata service, even a trusted one', () => {
-    const client = new SafeHttpClient(config({ ALLOW_PRIVATE_NETWORK_TARGETS: 'true' }));
-    const listed = ['metadata.google.internal', '169.254.169.254', 'fd00:ec2::254', 'instance-data'];
+  it('never reach a cloud metadata service, even a trusted one', async () => {
+    const listed = policy({
+      TRUSTED_AI_HOSTS: 'metadata.google.internal,169.254.169.254,[fd00:ec2::254],instance-data',
+      ALLOW_PRIVATE_NETWORK_TARGETS: 'true',
+    });
+    const unlisted = policy({});
     for (const url of [
       'http://metadata.google.internal/computeMetadata/v1',
       'http://169.254.169.254/latest',
       'http://[fd00:ec2::254]/latest',
       'http://instance-data/latest',
     ]) {
-      expect(client.providerRefusal(url, listed)).toMatch(/metadata|linkLocal/);
-      expect(client.providerRefusal(url, [])).not.toBeNull();
+      expect(await reason(listed, url)).toBe('metadata_host');
+      expect(await reason(unlisted, url)).not.toBeNull();
     }
   });
 });

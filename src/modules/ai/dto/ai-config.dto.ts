@@ -7,10 +7,12 @@ import {
   StringField,
 } from '../../../common/validation/field.decorators';
 import { AI_PROVIDERS } from '../entities/ai-config.entity';
+import { OUTBOUND_POLICY_NOTE } from '../../../platform/outbound-http/outbound-url-policy';
 
 const KEY = 'Write-only: stored encrypted and never returned (reads show `api_key_set`).';
 const BASE =
-  'The provider endpoint; required for azure_openai (https://<resource>.openai.azure.com) and openai_compatible. A public HTTPS URL unless its host is in TRUSTED_AI_HOSTS.';
+  'The provider endpoint; required for azure_openai (https://<resource>.openai.azure.com) and openai_compatible. A public HTTPS URL unless its host is in TRUSTED_AI_HOSTS. ' +
+  OUTBOUND_POLICY_NOTE;
 
 export class CreateAiConfigDto {
   @EnumField(AI_PROVIDERS, { enumName: 'AiProvider' })

@@ -7,6 +7,7 @@ import {
   UuidField,
 } from '../../../common/validation/field.decorators';
 import { AI_PROVIDERS } from '../entities/ai-config.entity';
+import { OUTBOUND_POLICY_NOTE } from '../../../platform/outbound-http/outbound-url-policy';
 
 export const FEATURE_PATTERN = /^[a-z][a-z0-9_]{0,62}$/;
 
@@ -48,7 +49,8 @@ export class CreateModelProfileDto {
     nullable: true,
     max: 2000,
     description:
-      "Public HTTPS (or a TRUSTED_AI_HOSTS host). Without it the profile uses the configuration's base URL for the same provider, else the provider's public endpoint.",
+      "Public HTTPS (or a TRUSTED_AI_HOSTS host). Without it the profile uses the configuration's base URL for the same provider, else the provider's public endpoint. " +
+      OUTBOUND_POLICY_NOTE,
   })
   api_base_url?: string | null;
 }

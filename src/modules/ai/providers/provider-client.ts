@@ -5,6 +5,8 @@ import {
   ProviderReply,
   ProviderUnreachable,
 } from '../../../platform/outbound-http/provider-post';
+import { OutboundPolicy } from '../../../platform/outbound-http/outbound-policy.service';
+import { isRefusal, OutboundRefusal } from '../../../platform/outbound-http/outbound-url-policy';
 import { SafeHttpClient } from '../../../platform/outbound-http/safe-http.client';
 import type { StoredMessage } from '../entities/ai-log.entity';
 import { redact } from '../guardrails';
@@ -42,19 +44,23 @@ export class ProviderClient {
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly http: SafeHttpClient,
+    private readonly policy: OutboundPolicy,
   ) {}
 
-  /** Null when a base URL may be stored for a provider: public HTTPS, or a host in TRUSTED_AI_HOSTS. */
-  baseUrlRefusal(url: string): string | null {
-    return this.http.providerRefusal(url, this.config.ai.trustedHosts);
+  /** Null when a base URL may be stored for a provider: public HTTPS, or a host in TRUSTED_AI_HOSTS (save time, DNS included). */
+  baseUrlRefusal(url: string): Promise<OutboundRefusal | null> {
+    return this.policy.urlRefusal(url, 'ai_provider');
   }
 
   async call(target: ProviderTarget, messages: StoredMessage[]): Promise<ProviderAnswer> {
     const base = baseUrlOf(target);
     if (!base)
       throw new ProviderFailure('not_configured', `The ${target.provider} provider needs an api_base_url.`);
-    const refused = this.baseUrlRefusal(base);
-    if (refused) throw new ProviderFailure('refused', `The provider base URL is refused: ${refused}.`);
+    // A URL stored under older rules is refused here by its text; the connection checks its addresses.
+    const checked = this.policy.checkUrlText(base, 'ai_provider');
+    if (isRefusal(checked)) {
+      throw new ProviderFailure('refused', `The provider base URL is refused: ${checked.message}.`);
+    }
     const wire = buildRequest(target, messages, base);
     const started = performance.now();
     let reply: ProviderReply;

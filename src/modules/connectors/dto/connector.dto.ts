@@ -8,6 +8,7 @@ import {
   UuidField,
 } from '../../../common/validation/field.decorators';
 import { CONNECTOR_TYPES } from '../entities/connector.entity';
+import { OUTBOUND_POLICY_NOTE } from '../../../platform/outbound-http/outbound-url-policy';
 
 export class ConnectorConfigDto {
   @StringField({
@@ -15,7 +16,9 @@ export class ConnectorConfigDto {
     max: 2_000,
     description:
       'A `postgres://user:password@host:port/database` URL (`sslmode` disable, require or verify-full). Write-only: ' +
-      'sealed with AES-256-GCM and never returned.',
+      'sealed with AES-256-GCM and never returned. Its host follows the outbound-target policy of URL fields ' +
+      '(user and password are required here, unlike there): ' +
+      OUTBOUND_POLICY_NOTE,
     example: 'postgres://reader:secret@db.example.com:5432/sales?sslmode=require',
   })
   connection_string: string;

@@ -2,6 +2,7 @@ import { ApiProperty } from '@nestjs/swagger';
 import { BooleanField, EnumField, IntField, StringField } from '../../../common/validation/field.decorators';
 import { EMBEDDING_PROVIDERS, EMBEDDING_STATUSES } from '../entities/embedding-config.entity';
 import { REINDEX_STATES } from '../entities/embedding-reindex-run.entity';
+import { OUTBOUND_POLICY_NOTE } from '../../../platform/outbound-http/outbound-url-policy';
 
 const KEY = 'Write-only: stored encrypted and never returned (reads show `api_key_set`).';
 const BASE =
@@ -9,7 +10,8 @@ const BASE =
   '(their public API by default). A public HTTPS URL unless its host is in TRUSTED_AI_HOSTS; private, loopback, ' +
   'link-local and metadata addresses are refused (422) whatever ALLOW_PRIVATE_NETWORK_TARGETS says, and cloud ' +
   'metadata services (link-local addresses, fd00:ec2::254, 100.100.100.200, metadata.google.internal, metadata, ' +
-  'instance-data and the like) even when listed in TRUSTED_AI_HOSTS.';
+  'instance-data and the like) even when listed in TRUSTED_AI_HOSTS. ' +
+  OUTBOUND_POLICY_NOTE;
 const MODEL =
   'The model (the deployment name on azure_openai). Defaults: local `hashing-ngram-v1`, openai and azure_openai ' +
   '`text-embedding-3-small`, cohere `embed-v4.0`, voyage `voyage-3.5`. For local: `hashing-ngram-v1` (the built-in ' +

@@ -5,6 +5,8 @@ import {
   ProviderReply,
   ProviderUnreachable,
 } from '../../../platform/outbound-http/provider-post';
+import { OutboundPolicy } from '../../../platform/outbound-http/outbound-policy.service';
+import { isRefusal, OutboundRefusal } from '../../../platform/outbound-http/outbound-url-policy';
 import { SafeHttpClient } from '../../../platform/outbound-http/safe-http.client';
 import type { EffectiveEmbeddingConfig } from '../embedding-config.types';
 import { l2Normalize } from '../vector-math';
@@ -45,6 +47,7 @@ export class EmbedderService {
     @Inject(APP_CONFIG) private readonly app: AppConfig,
     private readonly http: SafeHttpClient,
     private readonly localModels: LocalModelsService,
+    private readonly policy: OutboundPolicy,
   ) {}
 
   /**
@@ -78,9 +81,9 @@ export class EmbedderService {
     return Math.min(this.app.embeddings.batchSize, PROVIDER_MAX_BATCH[config.provider]);
   }
 
-  /** Null when a base URL may be stored: public HTTPS, or a host in TRUSTED_AI_HOSTS. */
-  baseUrlRefusal(url: string): string | null {
-    return this.http.providerRefusal(url, this.app.ai.trustedHosts);
+  /** Null when a base URL may be stored: public HTTPS, or a host in TRUSTED_AI_HOSTS (save time, DNS included). */
+  baseUrlRefusal(url: string): Promise<OutboundRefusal | null> {
+    return this.policy.urlRefusal(url, 'ai_provider');
   }
 
   async embed(
@@ -147,8 +150,10 @@ export class EmbedderService {
   ): Promise<number[][]> {
     const base = embeddingBaseUrl(target);
     if (!base) throw new EmbeddingFailure(`The ${target.provider} provider needs an api_base_url.`);
-    const refused = this.baseUrlRefusal(base);
-    if (refused) throw new EmbeddingFailure(`The provider base URL is refused: ${refused}.`);
+    // A URL stored under older rules is refused here by its text; the connection checks its addresses.
+    const checked = this.policy.checkUrlText(base, 'ai_provider');
+    if (isRefusal(checked))
+      throw new EmbeddingFailure(`The provider base URL is refused: ${checked.message}.`);
     const wire = buildEmbeddingRequest(target, texts, purpose, base);
     const hide = (text: string) => (target.apiKey ? text.split(target.apiKey).join('***') : text);
     let reply: ProviderReply;

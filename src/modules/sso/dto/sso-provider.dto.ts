@@ -10,6 +10,7 @@ import {
   TextField,
   UuidField,
 } from '../../../common/validation/field.decorators';
+import { OUTBOUND_POLICY_NOTE } from '../../../platform/outbound-http/outbound-url-policy';
 
 export const SSO_PROTOCOLS = ['oidc', 'saml'] as const;
 export const SSO_DEFAULT_ROLES = ['user', 'pending'] as const;
@@ -29,7 +30,8 @@ export class OidcSettingsDto {
     min: 1,
     max: 2000,
     description:
-      'The issuer URL; its `/.well-known/openid-configuration` is discovered. HTTPS only (plain `http` only for a loopback issuer when ALLOW_PRIVATE_NETWORK_TARGETS=true).',
+      'The issuer URL; its `/.well-known/openid-configuration` is discovered. HTTPS only (plain `http` only for a loopback issuer when ALLOW_PRIVATE_NETWORK_TARGETS=true); the endpoints the discovery document names are held to the same rules when called. ' +
+      OUTBOUND_POLICY_NOTE,
   })
   issuer: string;
 
@@ -57,7 +59,7 @@ export class OidcSettingsDto {
 }
 
 export class UpdateOidcSettingsDto {
-  @StringField({ optional: true, min: 1, max: 2000 })
+  @StringField({ optional: true, min: 1, max: 2000, description: OUTBOUND_POLICY_NOTE })
   issuer?: string;
 
   @TextField({ optional: true, max: 500 })
@@ -81,7 +83,8 @@ export class SamlSettingsDto {
     min: 1,
     max: 2000,
     description:
-      "The identity provider's single sign-on URL (HTTP-Redirect binding); same URL rules as an OIDC issuer.",
+      "The identity provider's single sign-on URL (HTTP-Redirect binding); same URL rules as an OIDC issuer. " +
+      OUTBOUND_POLICY_NOTE,
   })
   entry_point: string;
 
@@ -110,7 +113,7 @@ export class SamlSettingsDto {
 }
 
 export class UpdateSamlSettingsDto {
-  @StringField({ optional: true, min: 1, max: 2000 })
+  @StringField({ optional: true, min: 1, max: 2000, description: OUTBOUND_POLICY_NOTE })
   entry_point?: string;
 
   @TextField({ optional: true, max: 1000 })

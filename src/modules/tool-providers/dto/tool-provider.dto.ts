@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional, ApiPropertyOptions, getSchemaPath } from '@nestjs/swagger';
 import { Allow } from 'class-validator';
 import { BooleanField, StringField, TextField, UuidField } from '../../../common/validation/field.decorators';
+import { OUTBOUND_POLICY_NOTE } from '../../../platform/outbound-http/outbound-url-policy';
 
 // Command settings are checked by the service against the spec's provider
 // rules, which answer 400 naming the field; here they are only documented.
@@ -59,7 +60,10 @@ class ProviderCommandFields {
     type: 'object',
     additionalProperties: { type: 'string' },
     description:
-      'Non-secret variables for the process; with `PATH` and the secret variable they are its whole environment. Names containing SECRET, TOKEN, PASSWORD, PASSWD, KEY (but `*_KEY_ID`), CREDENTIAL or AUTH, `AWS_*` and `DATABASE_URL` are refused, as are the variables the service controls: PATH, `ALLOW_PRIVATE_NETWORK_TARGETS` (passed on from the operator setting), and those that load code into a process or interpreter (LD_*, DYLD_*, NODE_OPTIONS, NODE_PATH, BASH_ENV, ENV, PERL5OPT, PERL5LIB, PERLLIB, RUBYOPT, RUBYLIB, PYTHONPATH, PYTHONSTARTUP, PYTHONHOME, JAVA_TOOL_OPTIONS, _JAVA_OPTIONS, JDK_JAVA_OPTIONS) (400).',
+      'Non-secret variables for the process; with `PATH` and the secret variable they are its whole environment. Names containing SECRET, TOKEN, PASSWORD, PASSWD, KEY (but `*_KEY_ID`), CREDENTIAL or AUTH, `AWS_*` and `DATABASE_URL` are refused, as are the variables the service controls: PATH, `ALLOW_PRIVATE_NETWORK_TARGETS` (passed on from the operator setting), and those that load code into a process or interpreter (LD_*, DYLD_*, NODE_OPTIONS, NODE_PATH, BASH_ENV, ENV, PERL5OPT, PERL5LIB, PERLLIB, RUBYOPT, RUBYLIB, PYTHONPATH, PYTHONSTARTUP, PYTHONHOME, JAVA_TOOL_OPTIONS, _JAVA_OPTIONS, JDK_JAVA_OPTIONS) (400). ' +
+      "`VERITY_WEB_SEARCH_ENDPOINT`, the bundled web-search adapter's endpoint, is held to the outbound-target " +
+      'policy with the web-search rules (422 naming `env.VERITY_WEB_SEARCH_ENDPOINT`). ' +
+      OUTBOUND_POLICY_NOTE,
   })
   env?: unknown;
 

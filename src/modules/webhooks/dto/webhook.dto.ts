@@ -10,12 +10,13 @@ import {
   StringField,
   UuidField,
 } from '../../../common/validation/field.decorators';
+import { OUTBOUND_POLICY_NOTE } from '../../../platform/outbound-http/outbound-url-policy';
 
 export class CreateWebhookDto {
   @StringField({
     min: 1,
     max: 2000,
-    description: 'An HTTPS URL that does not resolve to a private, loopback or link-local address.',
+    description: `An HTTPS URL that does not resolve to a private, loopback or link-local address. ${OUTBOUND_POLICY_NOTE}`,
   })
   url: string;
 
@@ -43,7 +44,7 @@ export class CreateWebhookDto {
 }
 
 export class UpdateWebhookDto {
-  @StringField({ optional: true, min: 1, max: 2000 })
+  @StringField({ optional: true, min: 1, max: 2000, description: OUTBOUND_POLICY_NOTE })
   url?: string;
 
   @StringArrayField({ optional: true, minItems: 1, maxItems: 100, itemMax: 100 })
