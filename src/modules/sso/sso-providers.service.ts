@@ -73,6 +73,9 @@ export class SsoProvidersService {
       samlIssuer: null,
       samlIdpCertificate: null,
       samlSignAuthnRequests: false,
+      samlIdpEntityId: null,
+      samlAllowSha1Signatures: false,
+      samlNameIdFormat: null,
       spCertificate: null,
       spPrivateKeySealed: null,
       createdBy: actor.userId,
@@ -90,6 +93,9 @@ export class SsoProvidersService {
       provider.samlIssuer = dto.saml.issuer;
       provider.samlIdpCertificate = dto.saml.idp_certificate;
       provider.samlSignAuthnRequests = dto.saml.sign_authn_requests ?? false;
+      provider.samlIdpEntityId = dto.saml.idp_entity_id ?? null;
+      provider.samlAllowSha1Signatures = dto.saml.allow_sha1_signatures ?? false;
+      provider.samlNameIdFormat = dto.saml.name_id_format ?? null;
       const pair = generateSpKeyPair(`Verity SSO ${id}`);
       provider.spCertificate = pair.certificate;
       provider.spPrivateKeySealed = this.box.seal(pair.privateKey, spKeyContext(id));
@@ -137,6 +143,9 @@ export class SsoProvidersService {
         provider.samlIssuer = dto.saml.issuer ?? provider.samlIssuer;
         provider.samlIdpCertificate = dto.saml.idp_certificate ?? provider.samlIdpCertificate;
         provider.samlSignAuthnRequests = dto.saml.sign_authn_requests ?? provider.samlSignAuthnRequests;
+        if (dto.saml.idp_entity_id !== undefined) provider.samlIdpEntityId = dto.saml.idp_entity_id;
+        provider.samlAllowSha1Signatures = dto.saml.allow_sha1_signatures ?? provider.samlAllowSha1Signatures;
+        if (dto.saml.name_id_format !== undefined) provider.samlNameIdFormat = dto.saml.name_id_format;
       }
       this.validate(provider, errors);
       await this.refuseDomainOverlap(em, provider);
@@ -147,7 +156,11 @@ export class SsoProvidersService {
         resourceType: 'sso_provider',
         resourceId: id,
         // Field names only: a client secret never reaches the audit log.
-        details: { fields: Object.keys(dto), oidc_fields: Object.keys(dto.oidc ?? {}) },
+        details: {
+          fields: Object.keys(dto),
+          oidc_fields: Object.keys(dto.oidc ?? {}),
+          saml_fields: Object.keys(dto.saml ?? {}),
+        },
       });
       return toSsoProviderResponse(await this.require(em, id), this.urls);
     });
