@@ -17,6 +17,12 @@ import { DEFAULT_OIDC_SCOPES, toSsoProviderResponse } from './sso.mapper';
 import { clientSecretContext, isLoopbackHost, spKeyContext } from './sso-provider-secrets';
 import { SsoUrls } from './sso-urls';
 
+// A DTO instance declares every field; the ones the request left out are undefined.
+const givenFields = (dto: object) =>
+  Object.entries(dto)
+    .filter(([, value]) => value !== undefined)
+    .map(([key]) => key);
+
 /** Providers CRUD (superadmin routes); the login flows read providers through `findUsable`. */
 @Injectable()
 export class SsoProvidersService {
@@ -157,9 +163,9 @@ export class SsoProvidersService {
         resourceId: id,
         // Field names only: a client secret never reaches the audit log.
         details: {
-          fields: Object.keys(dto),
-          oidc_fields: Object.keys(dto.oidc ?? {}),
-          saml_fields: Object.keys(dto.saml ?? {}),
+          fields: givenFields(dto),
+          oidc_fields: givenFields(dto.oidc ?? {}),
+          saml_fields: givenFields(dto.saml ?? {}),
         },
       });
       return toSsoProviderResponse(await this.require(em, id), this.urls);
