@@ -149,6 +149,8 @@ describe('SSO with SAML 2.0 (signed assertions from a test IdP key)', () => {
     const xml = res.text;
     expect(xml).toContain(`entityID="${SP_ENTITY_ID}"`);
     expect(xml).toMatch(/AuthnRequestsSigned="true"/);
+    // No NameIDFormat unless the provider names one (see the NameID format test).
+    expect(xml).not.toContain('NameIDFormat');
     expect(xml).toMatch(
       new RegExp(
         `AssertionConsumerService[^>]*Binding="urn:oasis:names:tc:SAML:2.0:bindings:HTTP-POST"[^>]*Location="${ACS}"`,

@@ -79,6 +79,10 @@ export class SamlClients {
 
   /** `answering`: the pending request a response claims to answer (when validating one). */
   forProvider(provider: SsoProvider, answering: SsoPendingLogin | null = null): SAML {
+    return this.build(provider, answering, provider.samlNameIdFormat ?? DEFAULT_NAME_ID_FORMAT);
+  }
+
+  private build(provider: SsoProvider, answering: SsoPendingLogin | null, nameIdFormat: string | null): SAML {
     const sign = provider.samlSignAuthnRequests && !!provider.spPrivateKeySealed;
     return new SAML({
       callbackUrl: this.urls.callback,
@@ -94,7 +98,7 @@ export class SamlClients {
         : {}),
       signatureAlgorithm: 'sha256',
       digestAlgorithm: 'sha256',
-      identifierFormat: provider.samlNameIdFormat ?? DEFAULT_NAME_ID_FORMAT,
+      identifierFormat: nameIdFormat,
       disableRequestedAuthnContext: true,
       // The assertion must be signed (by the certificate's key); a signature on the whole response alone is not enough.
       wantAssertionsSigned: true,
@@ -107,8 +111,16 @@ export class SamlClients {
     });
   }
 
-  /** SP metadata: entity ID, ACS (HTTP-POST) and the signing certificate. */
+  /**
+   * SP metadata: entity ID, ACS (HTTP-POST), the signing certificate, and the
+   * NameID format only when the provider names one: IdPs that import it
+   * (SimpleSAMLphp) take a listed `unspecified` literally and log an error
+   * on every login when they cannot make one.
+   */
   metadata(provider: SsoProvider): string {
-    return this.forProvider(provider).generateServiceProviderMetadata(null, provider.spCertificate);
+    return this.build(provider, null, provider.samlNameIdFormat).generateServiceProviderMetadata(
+      null,
+      provider.spCertificate,
+    );
   }
 }
