@@ -123,7 +123,6 @@ export class SamlSettingsDto {
 
   @EnumField(SAML_NAME_ID_FORMATS, {
     optional: true,
-    enumName: 'SamlNameIdFormat',
     default: DEFAULT_NAME_ID_FORMAT,
     description: NAME_ID_FORMAT_DOC,
   })
@@ -157,7 +156,6 @@ export class UpdateSamlSettingsDto {
   @EnumField(SAML_NAME_ID_FORMATS, {
     optional: true,
     nullable: true,
-    enumName: 'SamlNameIdFormat',
     description: 'Replaces the NameID format AuthnRequests ask for; `null` returns to `unspecified`.',
   })
   name_id_format?: (typeof SAML_NAME_ID_FORMATS)[number] | null;
@@ -256,7 +254,6 @@ export class SamlSettingsResponse {
   @ApiProperty({ description: ALLOW_SHA1_DOC }) allow_sha1_signatures: boolean;
   @ApiProperty({
     enum: SAML_NAME_ID_FORMATS,
-    enumName: 'SamlNameIdFormat',
     description: 'The NameID format AuthnRequests ask for.',
   })
   name_id_format: string;
