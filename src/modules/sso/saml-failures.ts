@@ -26,7 +26,7 @@ const lastSegment = (uri: string) => uri.slice(uri.lastIndexOf(':') + 1) || uri;
 // The IdP's text reaches logs: one line, bounded.
 const oneLine = (text: string, max: number) =>
   text
-    .replace(/[\u0000-\u001f\u007f]+/g, ' ')
+    .replace(/\p{Cc}+/gu, ' ')
     .trim()
     .slice(0, max);
 
