@@ -94,6 +94,7 @@ describe('SAML failure naming', () => {
     expect(name('InResponseTo is not valid')).toBe('in_response_to_mismatch');
     expect(name('InResponseTo does not match subjectInResponseTo')).toBe('in_response_to_mismatch');
     expect(name('No decryption key for encrypted SAML response')).toBe('encrypted_assertion');
+    expect(name('Missing SAML assertion')).toBe('no_assertion');
     expect(
       validationFailure(new Error('Unable to process multiple conditions'), envelope(), NOW, SKEW),
     ).toEqual({

@@ -16,6 +16,7 @@ export type SamlFailureCode =
   | 'in_response_to_mismatch'
   | 'subject_confirmation_invalid'
   | 'encrypted_assertion'
+  | 'no_assertion'
   | 'invalid_response';
 
 const SUCCESS = 'urn:oasis:names:tc:SAML:2.0:status:Success';
@@ -118,6 +119,9 @@ export function validationFailure(
       code: 'in_response_to_mismatch',
       message: `the assertion does not answer the pending AuthnRequest (${text})`,
     };
+  }
+  if (/^Missing SAML assertion/.test(text)) {
+    return { code: 'no_assertion', message: 'the response holds no assertion' };
   }
   if (/EncryptedAssertion|decryption/i.test(text)) {
     return { code: 'encrypted_assertion', message: 'encrypted assertions are not supported' };

@@ -26,7 +26,6 @@ export type SsoFailureCode =
   | 'wrong_destination'
   | 'wrong_recipient'
   | 'wrong_issuer'
-  | 'no_assertion'
   | 'no_assertion_id'
   | 'replayed_response'
   | 'replayed_assertion';
