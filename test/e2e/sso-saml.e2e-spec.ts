@@ -402,6 +402,12 @@ describe('SSO with SAML 2.0 (signed assertions from a test IdP key)', () => {
       expectProblem(refused, 422);
       expect(invalidFields(refused)).toEqual(['saml.name_id_format']);
       expectProblem(await format('urn:oasis:names:tc:SAML:2.0:nameid-format:entity'), 422);
+      // Naming `unspecified` is the default: asked for, and left out of the metadata.
+      expect((await format(UNSPECIFIED).expect(200)).body.saml.name_id_format).toBe(UNSPECIFIED);
+      expect(await nameIdPolicy()).toBe(UNSPECIFIED);
+      expect((await t.http.get(`${API}/sso/providers/${providerId}/metadata`)).text).not.toContain(
+        'NameIDFormat',
+      );
     } finally {
       expect((await format(null).expect(200)).body.saml.name_id_format).toBe(UNSPECIFIED);
     }

@@ -113,9 +113,9 @@ export class SamlClients {
 
   /**
    * SP metadata: entity ID, ACS (HTTP-POST), the signing certificate, and the
-   * NameID format only when the provider names one: IdPs that import it
-   * (SimpleSAMLphp) take a listed `unspecified` literally and log an error
-   * on every login when they cannot make one.
+   * NameID format only when the provider names one other than `unspecified`:
+   * IdPs that import it (SimpleSAMLphp) take a listed format literally, even
+   * `unspecified`, and log an error on every login when they cannot make one.
    */
   metadata(provider: SsoProvider): string {
     return this.build(provider, null, provider.samlNameIdFormat).generateServiceProviderMetadata(

@@ -24,8 +24,8 @@ const SUCCESS = 'urn:oasis:names:tc:SAML:2.0:status:Success';
 const SHA1 = /[#-]sha1$/i;
 
 const lastSegment = (uri: string) => uri.slice(uri.lastIndexOf(':') + 1) || uri;
-// The IdP's text reaches logs: one line, bounded.
-const oneLine = (text: string, max: number) =>
+/** Untrusted text for a log line: one line, bounded. */
+export const oneLine = (text: string, max: number) =>
   text
     .replace(/\p{Cc}+/gu, ' ')
     .trim()

@@ -17,7 +17,7 @@ import { SsoPendingLogin } from './entities/sso-pending-login.entity';
 import { SsoProvider } from './entities/sso-provider.entity';
 import { OidcClients } from './oidc-clients';
 import { PENDING_LOGIN_MS, SAML_CLOCK_SKEW_MS, SamlClients, samlRequestKey } from './saml-clients';
-import { SamlFailure, sha1Failure, statusFailure, validationFailure } from './saml-failures';
+import { oneLine, SamlFailure, sha1Failure, statusFailure, validationFailure } from './saml-failures';
 import { assertionFacts, firstString, readEnvelope } from './saml-response';
 import {
   IdpUnavailable,
@@ -248,7 +248,7 @@ export class SsoLoginService {
       if (envelope.destination !== null && envelope.destination !== this.urls.callback) {
         throw fail({
           code: 'wrong_destination',
-          message: `wrong Destination ${envelope.destination.slice(0, 200)} (expected ${this.urls.callback})`,
+          message: `wrong Destination ${oneLine(envelope.destination, 200)} (expected ${this.urls.callback})`,
         });
       }
       // The IdP's own refusal (often unsigned) is named before any signature is looked for.
@@ -272,7 +272,7 @@ export class SsoLoginService {
         if (wrong !== undefined || facts.issuer === null) {
           throw fail({
             code: 'wrong_issuer',
-            message: `wrong Issuer ${(wrong ?? 'none').slice(0, 200)} (expected saml.idp_entity_id ${expectedIssuer})`,
+            message: `wrong Issuer ${oneLine(wrong ?? 'none', 200)} (expected saml.idp_entity_id ${expectedIssuer})`,
           });
         }
       }

@@ -12,10 +12,15 @@ import { SafeHttpClient } from '../../platform/outbound-http/safe-http.client';
 import { CreateSsoProviderDto, SsoProviderResponse, UpdateSsoProviderDto } from './dto/sso-provider.dto';
 import { SsoProvider } from './entities/sso-provider.entity';
 import { OidcClients } from './oidc-clients';
+import { DEFAULT_NAME_ID_FORMAT } from './saml-clients';
 import { generateSpKeyPair, normalizeCertificate } from './sp-keypair';
 import { DEFAULT_OIDC_SCOPES, toSsoProviderResponse } from './sso.mapper';
 import { clientSecretContext, isLoopbackHost, spKeyContext } from './sso-provider-secrets';
 import { SsoUrls } from './sso-urls';
+
+// `unspecified` is kept as null, the default: the SP metadata then lists no format (see SamlClients.metadata).
+const storedNameIdFormat = (format: string | null | undefined) =>
+  !format || format === DEFAULT_NAME_ID_FORMAT ? null : format;
 
 // A DTO instance declares every field; the ones the request left out are undefined.
 const givenFields = (dto: object) =>
@@ -101,7 +106,7 @@ export class SsoProvidersService {
       provider.samlSignAuthnRequests = dto.saml.sign_authn_requests ?? false;
       provider.samlIdpEntityId = dto.saml.idp_entity_id ?? null;
       provider.samlAllowSha1Signatures = dto.saml.allow_sha1_signatures ?? false;
-      provider.samlNameIdFormat = dto.saml.name_id_format ?? null;
+      provider.samlNameIdFormat = storedNameIdFormat(dto.saml.name_id_format);
       const pair = generateSpKeyPair(`Verity SSO ${id}`);
       provider.spCertificate = pair.certificate;
       provider.spPrivateKeySealed = this.box.seal(pair.privateKey, spKeyContext(id));
@@ -151,7 +156,9 @@ export class SsoProvidersService {
         provider.samlSignAuthnRequests = dto.saml.sign_authn_requests ?? provider.samlSignAuthnRequests;
         if (dto.saml.idp_entity_id !== undefined) provider.samlIdpEntityId = dto.saml.idp_entity_id;
         provider.samlAllowSha1Signatures = dto.saml.allow_sha1_signatures ?? provider.samlAllowSha1Signatures;
-        if (dto.saml.name_id_format !== undefined) provider.samlNameIdFormat = dto.saml.name_id_format;
+        if (dto.saml.name_id_format !== undefined) {
+          provider.samlNameIdFormat = storedNameIdFormat(dto.saml.name_id_format);
+        }
       }
       this.validate(provider, errors);
       await this.refuseDomainOverlap(em, provider);

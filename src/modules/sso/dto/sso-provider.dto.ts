@@ -29,7 +29,7 @@ const IDP_ENTITY_ID_DOC =
   "The identity provider's entity ID (its metadata's `entityID`). When set, the Issuer of every response and assertion must be exactly this (a login with another answers 401, audited as `wrong_issuer`); when null, the signature by `idp_certificate` alone identifies the identity provider.";
 const ALLOW_SHA1_DOC =
   'Legacy, off by default: accept XML signatures made with SHA-1 (RSA-SHA1 signature method or SHA-1 digest). SHA-1 is broken for collision resistance; turn this on only for an identity provider that cannot sign with SHA-256 and only until it can. While off, such a response answers 401, audited as `sha1_signature`.';
-const NAME_ID_FORMAT_DOC = `The NameID format AuthnRequests ask for (NameIDPolicy Format), one of the SAML 2.0 formats. Left out (or null), \`${DEFAULT_NAME_ID_FORMAT}\`: the identity provider picks its default, which every identity provider can answer. The email always comes from the assertion's attributes (\`email\`, \`mail\`, \`urn:oid:0.9.2342.19200300.100.1.3\`, the \`emailaddress\` claim URI), or else from an \`emailAddress\` NameID.`;
+const NAME_ID_FORMAT_DOC = `The NameID format AuthnRequests ask for (NameIDPolicy Format), one of the SAML 2.0 formats. Left out (or null), \`${DEFAULT_NAME_ID_FORMAT}\`: the identity provider picks its default, which every identity provider can answer. The SP metadata lists the format unless it is \`unspecified\`. The email always comes from the assertion's attributes (\`email\`, \`mail\`, \`urn:oid:0.9.2342.19200300.100.1.3\`, the \`emailaddress\` claim URI), or else from an \`emailAddress\` NameID.`;
 
 export class OidcSettingsDto {
   @StringField({
