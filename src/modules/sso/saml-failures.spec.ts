@@ -1,4 +1,11 @@
-import { sha1Failure, statusFailure, validationFailure } from './saml-failures';
+import {
+  assertionFailure,
+  envelopeFailure,
+  sha1Failure,
+  statusFailure,
+  validationFailure,
+} from './saml-failures';
+import type { AssertionFacts } from './saml-response';
 import type { SamlEnvelope } from './saml-response';
 
 const NOW = Date.parse('2026-06-01T12:00:00Z');
@@ -110,5 +117,59 @@ describe('SAML failure naming', () => {
     ).toBe(
       `the assertion expired: its Conditions NotOnOrAfter ${at(-90_000)} is past (30 s of clock skew allowed)`,
     );
+  });
+});
+
+describe('SAML response and assertion checks', () => {
+  const ACS = 'https://verity.example/api/v1.0/sso/callback';
+  const IDP = 'https://idp.example/saml';
+  const expected = { acsUrl: ACS, allowSha1: false, idpEntityId: IDP };
+  const facts = (overrides: Partial<AssertionFacts> = {}): AssertionFacts => ({
+    id: '_a1',
+    issuer: IDP,
+    recipients: [ACS],
+    notOnOrAfter: null,
+    email: 'grace@example.com',
+    firstName: 'Grace',
+    lastName: 'Hopper',
+    ...overrides,
+  });
+
+  it('checks the Destination, then the IdP status, then SHA-1', () => {
+    expect(envelopeFailure(envelope({ destination: ACS }), expected)).toBeNull();
+    expect(envelopeFailure(envelope(), expected)).toBeNull();
+    expect(
+      envelopeFailure(envelope({ destination: 'https://evil.example/acs\nforged line' }), expected),
+    ).toEqual({
+      code: 'wrong_destination',
+      message: `wrong Destination https://evil.example/acs forged line (expected ${ACS})`,
+    });
+    const refused = envelope({
+      status: { code: 'urn:oasis:names:tc:SAML:2.0:status:Responder', subCode: null, message: null },
+      signatureAlgorithms: ['http://www.w3.org/2000/09/xmldsig#rsa-sha1'],
+    });
+    expect(envelopeFailure(refused, expected)?.code).toBe('idp_status');
+    expect(envelopeFailure({ ...refused, status: null }, expected)?.code).toBe('sha1_signature');
+    expect(envelopeFailure({ ...refused, status: null }, { ...expected, allowSha1: true })).toBeNull();
+  });
+
+  it('checks the Issuer only when idp_entity_id is set, then Recipient, ID and email', () => {
+    expect(assertionFailure(facts(), envelope({ issuer: IDP }), expected)).toBeNull();
+    expect(assertionFailure(facts(), envelope({ issuer: 'https://other' }), expected)).toEqual({
+      code: 'wrong_issuer',
+      message: `wrong Issuer https://other (expected saml.idp_entity_id ${IDP})`,
+    });
+    expect(assertionFailure(facts({ issuer: 'https://other' }), envelope(), expected)?.code).toBe(
+      'wrong_issuer',
+    );
+    expect(assertionFailure(facts({ issuer: null }), envelope(), expected)?.code).toBe('wrong_issuer');
+    expect(
+      assertionFailure(facts({ issuer: 'https://other' }), envelope(), { ...expected, idpEntityId: null }),
+    ).toBeNull();
+    expect(assertionFailure(facts({ recipients: ['https://evil'] }), envelope(), expected)?.code).toBe(
+      'wrong_recipient',
+    );
+    expect(assertionFailure(facts({ id: null }), envelope(), expected)?.code).toBe('no_assertion_id');
+    expect(assertionFailure(facts({ email: '' }), envelope(), expected)?.code).toBe('no_email');
   });
 });

@@ -1,4 +1,4 @@
-import type { SamlEnvelope, SamlStatus, Validity } from './saml-response';
+import { AssertionFacts, EMAIL_ADDRESS, SamlEnvelope, SamlStatus, Validity } from './saml-response';
 
 /** Why a SAML login was refused: a stable code for the audit log, and a sentence for the admin. */
 export interface SamlFailure {
@@ -7,8 +7,15 @@ export interface SamlFailure {
 }
 
 export type SamlFailureCode =
+  // Before anything is verified
+  | 'malformed_response'
+  | 'unsolicited_response'
+  | 'unknown_request'
+  | 'request_expired'
+  | 'wrong_destination'
   | 'idp_status'
   | 'sha1_signature'
+  // What node-saml refuses
   | 'signature_invalid'
   | 'assertion_expired'
   | 'assertion_not_yet_valid'
@@ -17,7 +24,23 @@ export type SamlFailureCode =
   | 'subject_confirmation_invalid'
   | 'encrypted_assertion'
   | 'no_assertion'
-  | 'invalid_response';
+  | 'invalid_response'
+  // The verified assertion
+  | 'wrong_issuer'
+  | 'wrong_recipient'
+  | 'no_assertion_id'
+  | 'no_email'
+  | 'replayed_response'
+  | 'replayed_assertion';
+
+/** What a response must match, from the provider's settings and our ACS URL. */
+export interface SamlExpectations {
+  /** The ACS URL: the Destination (when present) and a Recipient. */
+  acsUrl: string;
+  allowSha1: boolean;
+  /** `saml.idp_entity_id`: when set, the only Issuer accepted. */
+  idpEntityId: string | null;
+}
 
 const SUCCESS = 'urn:oasis:names:tc:SAML:2.0:status:Success';
 // SHA-1 signature methods (rsa-, dsa-, hmac-, ecdsa-sha1) and the SHA-1 digest.
@@ -127,4 +150,48 @@ export function validationFailure(
     return { code: 'encrypted_assertion', message: 'encrypted assertions are not supported' };
   }
   return { code: 'invalid_response', message: `the response is invalid (${text})` };
+}
+
+/**
+ * What is wrong with a response before its signature is checked; null hands
+ * it to node-saml. The IdP's own refusal (often unsigned) is named before
+ * any signature is looked for.
+ */
+export function envelopeFailure(envelope: SamlEnvelope, expected: SamlExpectations): SamlFailure | null {
+  if (envelope.destination !== null && envelope.destination !== expected.acsUrl) {
+    return {
+      code: 'wrong_destination',
+      message: `wrong Destination ${oneLine(envelope.destination, 200)} (expected ${expected.acsUrl})`,
+    };
+  }
+  return statusFailure(envelope.status) ?? sha1Failure(envelope.signatureAlgorithms, expected.allowSha1);
+}
+
+/** What is wrong with an assertion node-saml verified (the envelope's Issuer is checked too). */
+export function assertionFailure(
+  facts: AssertionFacts,
+  envelope: SamlEnvelope,
+  expected: SamlExpectations,
+): SamlFailure | null {
+  const { idpEntityId } = expected;
+  if (idpEntityId) {
+    const wrong = [envelope.issuer, facts.issuer].find((i) => i !== null && i !== idpEntityId);
+    if (wrong !== undefined || facts.issuer === null) {
+      return {
+        code: 'wrong_issuer',
+        message: `wrong Issuer ${oneLine(wrong ?? 'none', 200)} (expected saml.idp_entity_id ${idpEntityId})`,
+      };
+    }
+  }
+  if (!facts.recipients.includes(expected.acsUrl)) {
+    return { code: 'wrong_recipient', message: 'wrong or missing Recipient in SubjectConfirmationData' };
+  }
+  if (!facts.id) return { code: 'no_assertion_id', message: 'the assertion has no ID' };
+  if (!EMAIL_ADDRESS.test(facts.email)) {
+    return {
+      code: 'no_email',
+      message: 'the assertion names no email address (no email attribute, no emailAddress NameID)',
+    };
+  }
+  return null;
 }

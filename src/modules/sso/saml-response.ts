@@ -39,7 +39,7 @@ export const SAML_DISPLAY_NAME_ATTRIBUTES = [
 ];
 // Azure AD sends the user principal name here (an address), ADFS often the display name.
 const NAME_CLAIM = `${CLAIMS}/name`;
-const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+export const EMAIL_ADDRESS = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 type XmlJs = Record<string, unknown> & { $?: Record<string, string> };
 
@@ -70,7 +70,7 @@ export function personFromAttributes(
   nameId?: { value?: string; format?: string },
 ): SamlPerson {
   const nameClaim = firstString(attributes, [NAME_CLAIM]);
-  const nameClaimIsAddress = !!nameClaim && EMAIL.test(nameClaim);
+  const nameClaimIsAddress = !!nameClaim && EMAIL_ADDRESS.test(nameClaim);
   const email =
     firstString(attributes, SAML_EMAIL_ATTRIBUTES) ??
     (nameId?.format?.endsWith(':emailAddress') ? nameId.value?.trim() : undefined) ??

@@ -17,15 +17,9 @@ import { SsoPendingLogin } from './entities/sso-pending-login.entity';
 import { SsoProvider } from './entities/sso-provider.entity';
 import { OidcClients } from './oidc-clients';
 import { PENDING_LOGIN_MS, SAML_CLOCK_SKEW_MS, SamlClients, samlRequestKey } from './saml-clients';
-import { oneLine, SamlFailure, sha1Failure, statusFailure, validationFailure } from './saml-failures';
+import { assertionFailure, envelopeFailure, SamlFailure, validationFailure } from './saml-failures';
 import { assertionFacts, firstString, readEnvelope } from './saml-response';
-import {
-  IdpUnavailable,
-  SsoFailureCode,
-  SsoLoginFailed,
-  SsoLoginForbidden,
-  SsoProviderNotFound,
-} from './sso.errors';
+import { IdpUnavailable, SsoLoginFailed, SsoLoginForbidden, SsoProviderNotFound } from './sso.errors';
 import { DEFAULT_OIDC_SCOPES } from './sso.mapper';
 import { SsoProvidersService } from './sso-providers.service';
 import { SsoUrls } from './sso-urls';
@@ -237,25 +231,20 @@ export class SsoLoginService {
         throw new SsoLoginFailed('unknown_request', 'InResponseTo matches no pending AuthnRequest', null);
       }
       const provider = await this.usableProvider(pending.providerId);
-      const fail = (failure: SamlFailure | { code: SsoFailureCode; message: string }) =>
-        new SsoLoginFailed(failure.code, failure.message, provider.id);
+      const fail = (failure: SamlFailure) => new SsoLoginFailed(failure.code, failure.message, provider.id);
       if (pending.expiresAt.getTime() <= Date.now()) {
         throw fail({
           code: 'request_expired',
           message: `the AuthnRequest was sent more than ${PENDING_LOGIN_MS / 60_000} minutes ago`,
         });
       }
-      if (envelope.destination !== null && envelope.destination !== this.urls.callback) {
-        throw fail({
-          code: 'wrong_destination',
-          message: `wrong Destination ${oneLine(envelope.destination, 200)} (expected ${this.urls.callback})`,
-        });
-      }
-      // The IdP's own refusal (often unsigned) is named before any signature is looked for.
-      const refusedByIdp = statusFailure(envelope.status);
-      if (refusedByIdp) throw fail(refusedByIdp);
-      const weak = sha1Failure(envelope.signatureAlgorithms, provider.samlAllowSha1Signatures);
-      if (weak) throw fail(weak);
+      const expected = {
+        acsUrl: this.urls.callback,
+        allowSha1: provider.samlAllowSha1Signatures,
+        idpEntityId: provider.samlIdpEntityId,
+      };
+      const refused = envelopeFailure(envelope, expected);
+      if (refused) throw fail(refused);
       // node-saml checks the signature against idp_certificate, audience, NotBefore/NotOnOrAfter and
       // that InResponseTo (of the response and of the subject) is this pending request.
       const { profile } = await this.samlClients
@@ -266,30 +255,9 @@ export class SsoLoginService {
         });
       const facts = profile ? assertionFacts(profile) : null;
       if (!facts) throw fail({ code: 'no_assertion', message: 'the response holds no assertion' });
-      const expectedIssuer = provider.samlIdpEntityId;
-      if (expectedIssuer) {
-        const wrong = [envelope.issuer, facts.issuer].find((i) => i !== null && i !== expectedIssuer);
-        if (wrong !== undefined || facts.issuer === null) {
-          throw fail({
-            code: 'wrong_issuer',
-            message: `wrong Issuer ${oneLine(wrong ?? 'none', 200)} (expected saml.idp_entity_id ${expectedIssuer})`,
-          });
-        }
-      }
-      if (!facts.recipients.includes(this.urls.callback)) {
-        throw fail({
-          code: 'wrong_recipient',
-          message: 'wrong or missing Recipient in SubjectConfirmationData',
-        });
-      }
-      const assertionId = facts.id;
-      if (!assertionId) throw fail({ code: 'no_assertion_id', message: 'the assertion has no ID' });
-      if (!EMAIL.test(facts.email)) {
-        throw fail({
-          code: 'no_email',
-          message: 'the assertion names no email address (no email attribute, no emailAddress NameID)',
-        });
-      }
+      const wrong = assertionFailure(facts, envelope, expected);
+      if (wrong) throw fail(wrong);
+      const assertionId = facts.id!; // assertionFailure refused an assertion without one
       // Remembered at least until the assertion expires (then it is refused anyway).
       const keepUntil = Math.max(
         Date.now() + PENDING_LOGIN_MS,

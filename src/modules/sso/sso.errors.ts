@@ -17,18 +17,7 @@ export type SsoFailureCode =
   | 'discovery_failed'
   | 'token_invalid'
   | 'userinfo_failed'
-  | 'email_unverified'
-  // SAML, beyond what node-saml checks
-  | 'malformed_response'
-  | 'unsolicited_response'
-  | 'unknown_request'
-  | 'request_expired'
-  | 'wrong_destination'
-  | 'wrong_recipient'
-  | 'wrong_issuer'
-  | 'no_assertion_id'
-  | 'replayed_response'
-  | 'replayed_assertion';
+  | 'email_unverified';
 
 /**
  * A refused SSO login. `reasonCode` and `reason` name the exact cause for
