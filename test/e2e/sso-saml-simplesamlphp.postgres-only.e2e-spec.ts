@@ -30,9 +30,10 @@ describe('SSO with SimpleSAMLphp (a real SAML IdP, through its login form)', () 
   });
   const grace = person('grace');
   const katherine = person('katherine');
-  const providers: Record<'default' | 'uri' | 'wrongCert', { id: string; entityId: string }> = {
+  const providers: Record<'default' | 'uri' | 'sha1' | 'wrongCert', { id: string; entityId: string }> = {
     default: { id: '', entityId: `https://verity.example.test/sp/default-${run}` },
     uri: { id: '', entityId: `https://verity.example.test/sp/uri-${run}` },
+    sha1: { id: '', entityId: `https://verity.example.test/sp/sha1-${run}` },
     wrongCert: { id: '', entityId: `https://verity.example.test/sp/wrong-cert-${run}` },
   };
 
@@ -68,6 +69,7 @@ describe('SSO with SimpleSAMLphp (a real SAML IdP, through its login form)', () 
     const fromMetadata = async (name: string, p: { id: string }) => ({
       ...spFromMetadata((await t.http.get(`${API}/sso/providers/${p.id}/metadata`).expect(200)).text),
       uriAttributeNames: name === 'uri',
+      signatureAlgorithm: name === 'sha1' ? 'http://www.w3.org/2000/09/xmldsig#rsa-sha1' : undefined,
     });
     const sps = await Promise.all(Object.entries(providers).map(([name, p]) => fromMetadata(name, p)));
     expect(sps[0]).toMatchObject({
@@ -138,6 +140,14 @@ describe('SSO with SimpleSAMLphp (a real SAML IdP, through its login form)', () 
     }
   }
 
+  async function lastFailure(providerId: string) {
+    const [entry] = await dbQuery<{ details: { reason: string; cause: string } }>(
+      `SELECT details FROM audit_log WHERE action = 'sso.login_failed' AND resource_id = $1 ORDER BY created_at DESC LIMIT 1`,
+      [providerId],
+    );
+    return entry.details;
+  }
+
   async function me(location: string) {
     const url = new URL(location);
     expect(`${url.origin}${url.pathname}`).toBe(`http://${PUBLIC_HOST}/sso/complete`);
@@ -188,13 +198,25 @@ describe('SSO with SimpleSAMLphp (a real SAML IdP, through its login form)', () 
     expect(idpComplaints()).toEqual([]);
   }, 60_000);
 
+  it('refuses RSA-SHA1 from an IdP set to sign with it, unless the provider allows SHA-1', async () => {
+    const refused = await browserLogin(providers.sha1.id, grace);
+    expect(refused.status).toBe(401);
+    expect(refused.xml).toContain('Algorithm="http://www.w3.org/2000/09/xmldsig#rsa-sha1"');
+    expect((await lastFailure(providers.sha1.id)).reason).toBe('sha1_signature');
+
+    await t.http
+      .patch(`${API}/sso/providers/${providers.sha1.id}`)
+      .set(bearer(root))
+      .send({ saml: { allow_sha1_signatures: true } })
+      .expect(200);
+    const allowed = await browserLogin(providers.sha1.id, grace);
+    expect(allowed.status).toBe(303);
+    expect(await me(allowed.location)).toMatchObject({ email: grace.email });
+  }, 60_000);
+
   it('refuses the login when the SP holds the wrong IdP certificate', async () => {
     const result = await browserLogin(providers.wrongCert.id, grace);
     expect(result.status).toBe(401);
-    const [entry] = await dbQuery<{ details: { reason: string; cause: string } }>(
-      `SELECT details FROM audit_log WHERE action = 'sso.login_failed' AND resource_id = $1 ORDER BY created_at DESC LIMIT 1`,
-      [providers.wrongCert.id],
-    );
-    expect(entry.details).toMatchObject({ reason: 'signature_invalid' });
+    expect(await lastFailure(providers.wrongCert.id)).toMatchObject({ reason: 'signature_invalid' });
   }, 60_000);
 });

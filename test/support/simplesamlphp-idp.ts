@@ -21,6 +21,8 @@ export interface SimpleSamlSp {
   signingCertificate?: string;
   /** The SPSSODescriptor's NameIDFormat, when it lists one. */
   nameIdFormat?: string;
+  /** SimpleSAMLphp's `signature.algorithm` for this SP, when not its default (RSA-SHA256). */
+  signatureAlgorithm?: string;
   /** Send attributes by OID (urn:oid:…) with the URI NameFormat instead of their friendly names. */
   uriAttributeNames?: boolean;
 }
@@ -186,6 +188,7 @@ export class SimpleSamlIdp {
       .map((sp) => {
         const entry: Record<string, unknown> = { AssertionConsumerService: sp.acsUrl };
         if (sp.nameIdFormat) entry.NameIDFormat = sp.nameIdFormat;
+        if (sp.signatureAlgorithm) entry['signature.algorithm'] = sp.signatureAlgorithm;
         if (sp.signingCertificate) {
           entry.certData = pemBody(sp.signingCertificate);
           entry['validate.authnrequest'] = true;
