@@ -290,6 +290,7 @@ describe('SSO with a real OpenID Connect identity provider', () => {
         expectProblem(refused, 403, /No account exists/);
         expect(await dbQuery('SELECT 1 FROM users WHERE email = $1', [stranger])).toHaveLength(0);
         expect((await lastAudit('sso.login_failed', providerId)).details).toMatchObject({
+          reason: 'account_unknown',
           cause: 'unknown user and just-in-time provisioning is off',
           email: stranger,
         });
@@ -332,10 +333,10 @@ describe('SSO with a real OpenID Connect identity provider', () => {
       const res = await callback(back);
       expectProblem(res, 401, GENERIC);
       expect(res.headers['www-authenticate']).toBe('Bearer');
-      const [entry] = await dbQuery<{ details: { cause: string } }>(
+      const [entry] = await dbQuery<{ details: { reason: string; cause: string } }>(
         `SELECT details FROM audit_log WHERE action = 'sso.login_failed' ORDER BY created_at DESC LIMIT 1`,
       );
-      expect(entry.details.cause).toMatch(/state mismatch/);
+      expect(entry.details).toMatchObject({ reason: 'state_mismatch', cause: /state mismatch/ });
       // The real state was not consumed by the forgery, but is single use.
       expectProblem(await callback(new URL(back.toString().replace('forged-state', 'x'))), 401);
     });
@@ -353,7 +354,10 @@ describe('SSO with a real OpenID Connect identity provider', () => {
       await dbQuery(`UPDATE sso_pending_logins SET nonce = 'another-nonce' WHERE key_hash = $1`, [keyHash]);
       const back = await signInAtIdp(start.headers.location, idp.issuer, email('nonce'));
       expectProblem(await callback(back), 401, GENERIC);
-      expect((await lastAudit('sso.login_failed', providerId)).details.cause).toMatch(/"nonce" claim/);
+      expect((await lastAudit('sso.login_failed', providerId)).details).toMatchObject({
+        reason: 'token_invalid',
+        cause: /"nonce" claim/,
+      });
     });
 
     it('refuses an error answer of the IdP and an unverified email (401)', async () => {
@@ -361,13 +365,19 @@ describe('SSO with a real OpenID Connect identity provider', () => {
       const state = new URL(start.headers.location).searchParams.get('state')!;
       const denied = await t.http.get(`${API}/sso/callback`).query({ error: 'access_denied', state });
       expectProblem(denied, 401, GENERIC);
-      expect((await lastAudit('sso.login_failed', providerId)).details.cause).toMatch(/access_denied/);
+      expect((await lastAudit('sso.login_failed', providerId)).details).toMatchObject({
+        reason: 'idp_error',
+        cause: /access_denied/,
+      });
 
       const unverified = await callback(
         await throughIdp(providerId, `unverified-${randomUUID().slice(0, 6)}@${domain}`),
       );
       expectProblem(unverified, 401, GENERIC);
-      expect((await lastAudit('sso.login_failed', providerId)).details.cause).toMatch(/verified/);
+      expect((await lastAudit('sso.login_failed', providerId)).details).toMatchObject({
+        reason: 'email_unverified',
+        cause: /verified/,
+      });
     });
 
     it('refuses an expired or unknown one-time code (401)', async () => {

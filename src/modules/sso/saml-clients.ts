@@ -10,8 +10,20 @@ import { spKeyContext } from './sso-provider-secrets';
 import { SsoUrls } from './sso-urls';
 
 export const PENDING_LOGIN_MS = 10 * 60 * 1000;
-const CLOCK_SKEW_MS = 30_000;
-const EMAIL_NAME_ID = 'urn:oasis:names:tc:SAML:1.1:nameid-format:emailAddress';
+export const SAML_CLOCK_SKEW_MS = 30_000;
+
+/** The NameID formats of SAML 2.0 core §8.3 a provider may ask for (not `entity`, which names no person, nor `encrypted`). */
+export const SAML_NAME_ID_FORMATS = [
+  'urn:oasis:names:tc:SAML:1.1:nameid-format:unspecified',
+  'urn:oasis:names:tc:SAML:1.1:nameid-format:emailAddress',
+  'urn:oasis:names:tc:SAML:1.1:nameid-format:X509SubjectName',
+  'urn:oasis:names:tc:SAML:1.1:nameid-format:WindowsDomainQualifiedName',
+  'urn:oasis:names:tc:SAML:2.0:nameid-format:kerberos',
+  'urn:oasis:names:tc:SAML:2.0:nameid-format:persistent',
+  'urn:oasis:names:tc:SAML:2.0:nameid-format:transient',
+] as const;
+// Any IdP can answer it: the email comes from the attributes (or an emailAddress NameID if sent).
+export const DEFAULT_NAME_ID_FORMAT = SAML_NAME_ID_FORMATS[0];
 
 /** The hash a pending SAML request is stored under: its AuthnRequest ID (the response's InResponseTo). */
 export const samlRequestKey = (requestId: string) => tokenHash(`saml:${requestId}`);
@@ -67,6 +79,10 @@ export class SamlClients {
 
   /** `answering`: the pending request a response claims to answer (when validating one). */
   forProvider(provider: SsoProvider, answering: SsoPendingLogin | null = null): SAML {
+    return this.build(provider, answering, provider.samlNameIdFormat ?? DEFAULT_NAME_ID_FORMAT);
+  }
+
+  private build(provider: SsoProvider, answering: SsoPendingLogin | null, nameIdFormat: string | null): SAML {
     const sign = provider.samlSignAuthnRequests && !!provider.spPrivateKeySealed;
     return new SAML({
       callbackUrl: this.urls.callback,
@@ -82,7 +98,7 @@ export class SamlClients {
         : {}),
       signatureAlgorithm: 'sha256',
       digestAlgorithm: 'sha256',
-      identifierFormat: EMAIL_NAME_ID,
+      identifierFormat: nameIdFormat,
       disableRequestedAuthnContext: true,
       // The assertion must be signed (by the certificate's key); a signature on the whole response alone is not enough.
       wantAssertionsSigned: true,
@@ -91,12 +107,20 @@ export class SamlClients {
       validateInResponseTo: ValidateInResponseTo.always,
       requestIdExpirationPeriodMs: PENDING_LOGIN_MS,
       cacheProvider: new PendingRequestStore(this.pending, provider.id, answering),
-      acceptedClockSkewMs: CLOCK_SKEW_MS,
+      acceptedClockSkewMs: SAML_CLOCK_SKEW_MS,
     });
   }
 
-  /** SP metadata: entity ID, ACS (HTTP-POST) and the signing certificate. */
+  /**
+   * SP metadata: entity ID, ACS (HTTP-POST), the signing certificate, and the
+   * NameID format only when the provider names one other than `unspecified`:
+   * IdPs that import it (SimpleSAMLphp) take a listed format literally, even
+   * `unspecified`, and log an error on every login when they cannot make one.
+   */
   metadata(provider: SsoProvider): string {
-    return this.forProvider(provider).generateServiceProviderMetadata(null, provider.spCertificate);
+    return this.build(provider, null, provider.samlNameIdFormat).generateServiceProviderMetadata(
+      null,
+      provider.spCertificate,
+    );
   }
 }

@@ -16,7 +16,8 @@ import { SsoLoginCode } from './entities/sso-login-code.entity';
 import { SsoPendingLogin } from './entities/sso-pending-login.entity';
 import { SsoProvider } from './entities/sso-provider.entity';
 import { OidcClients } from './oidc-clients';
-import { PENDING_LOGIN_MS, SamlClients, samlRequestKey } from './saml-clients';
+import { PENDING_LOGIN_MS, SAML_CLOCK_SKEW_MS, SamlClients, samlRequestKey } from './saml-clients';
+import { assertionFailure, envelopeFailure, SamlFailure, validationFailure } from './saml-failures';
 import { assertionFacts, firstString, readEnvelope } from './saml-response';
 import { IdpUnavailable, SsoLoginFailed, SsoLoginForbidden, SsoProviderNotFound } from './sso.errors';
 import { DEFAULT_OIDC_SCOPES } from './sso.mapper';
@@ -118,7 +119,7 @@ export class SsoLoginService {
     return this.guarded(client, async () => {
       const params = Object.entries(query).filter((e): e is [string, string] => typeof e[1] === 'string');
       const state = typeof query.state === 'string' ? query.state : '';
-      if (!state) throw new SsoLoginFailed('the callback carries no state', null);
+      if (!state) throw new SsoLoginFailed('state_missing', 'the callback carries no state', null);
       const keyHash = oidcStateKey(state);
       // Single use: the pending login is deleted as it is read.
       const deleted = await this.pending
@@ -129,20 +130,30 @@ export class SsoLoginService {
         .execute();
       const row = (deleted.raw as Record<string, unknown>[])[0] as
         { provider_id: string; nonce: string; code_verifier_sealed: string; expires_at: Date } | undefined;
-      if (!row) throw new SsoLoginFailed('state mismatch: no pending login has this state', null);
+      if (!row)
+        throw new SsoLoginFailed('state_mismatch', 'state mismatch: no pending login has this state', null);
       const provider = await this.usableProvider(row.provider_id);
       if (new Date(row.expires_at).getTime() <= Date.now()) {
-        throw new SsoLoginFailed('the pending login expired before the callback', provider.id);
+        throw new SsoLoginFailed(
+          'login_expired',
+          'the pending login expired before the callback',
+          provider.id,
+        );
       }
       if (typeof query.error === 'string') {
         const description = typeof query.error_description === 'string' ? `: ${query.error_description}` : '';
         throw new SsoLoginFailed(
+          'idp_error',
           `the identity provider answered ${query.error}${description}`.slice(0, 300),
           provider.id,
         );
       }
       const config = await this.oidcClients.configuration(provider).catch((error: unknown) => {
-        throw new SsoLoginFailed(`OIDC discovery failed: ${messageOf(error)}`, provider.id);
+        throw new SsoLoginFailed(
+          'discovery_failed',
+          `OIDC discovery failed: ${messageOf(error)}`,
+          provider.id,
+        );
       });
       const currentUrl = new URL(this.urls.callback);
       for (const [name, value] of params) currentUrl.searchParams.set(name, value);
@@ -156,6 +167,7 @@ export class SsoLoginService {
         })
         .catch((error: unknown) => {
           throw new SsoLoginFailed(
+            'token_invalid',
             `code exchange or ID token validation failed: ${messageOf(error)}`,
             provider.id,
           );
@@ -166,14 +178,19 @@ export class SsoLoginService {
         profile = await oidc
           .fetchUserInfo(config, tokens.access_token, claims.sub)
           .catch((error: unknown) => {
-            throw new SsoLoginFailed(`UserInfo request failed: ${messageOf(error)}`, provider.id);
+            throw new SsoLoginFailed(
+              'userinfo_failed',
+              `UserInfo request failed: ${messageOf(error)}`,
+              provider.id,
+            );
           });
       }
       const email = typeof profile.email === 'string' ? profile.email.trim().toLowerCase() : '';
       if (!EMAIL.test(email))
-        throw new SsoLoginFailed('the identity provider sent no email address', provider.id);
+        throw new SsoLoginFailed('no_email', 'the identity provider sent no email address', provider.id);
       if (profile.email_verified !== true) {
         throw new SsoLoginFailed(
+          'email_unverified',
           'the identity provider did not mark the email as verified',
           provider.id,
           email,
@@ -195,34 +212,52 @@ export class SsoLoginService {
   finishSaml(samlResponse: string, client: ClientInfo): Promise<string> {
     return this.guarded(client, async () => {
       const envelope = readEnvelope(samlResponse);
-      if (!envelope) throw new SsoLoginFailed('the SAMLResponse is not a SAML Response document', null);
+      if (!envelope) {
+        throw new SsoLoginFailed(
+          'malformed_response',
+          'the SAMLResponse is not a SAML Response document',
+          null,
+        );
+      }
       if (!envelope.inResponseTo) {
-        throw new SsoLoginFailed('unsolicited response: it answers no AuthnRequest (InResponseTo)', null);
+        throw new SsoLoginFailed(
+          'unsolicited_response',
+          'unsolicited response: it answers no AuthnRequest (InResponseTo)',
+          null,
+        );
       }
       const pending = await this.pending.findOneBy({ keyHash: samlRequestKey(envelope.inResponseTo) });
-      if (!pending) throw new SsoLoginFailed('InResponseTo matches no pending AuthnRequest', null);
-      const provider = await this.usableProvider(pending.providerId);
-      if (envelope.destination !== null && envelope.destination !== this.urls.callback) {
-        throw new SsoLoginFailed(`wrong Destination ${envelope.destination.slice(0, 200)}`, provider.id);
+      if (!pending) {
+        throw new SsoLoginFailed('unknown_request', 'InResponseTo matches no pending AuthnRequest', null);
       }
+      const provider = await this.usableProvider(pending.providerId);
+      const fail = (failure: SamlFailure) => new SsoLoginFailed(failure.code, failure.message, provider.id);
+      if (pending.expiresAt.getTime() <= Date.now()) {
+        throw fail({
+          code: 'request_expired',
+          message: `the AuthnRequest was sent more than ${PENDING_LOGIN_MS / 60_000} minutes ago`,
+        });
+      }
+      const expected = {
+        acsUrl: this.urls.callback,
+        allowSha1: provider.samlAllowSha1Signatures,
+        idpEntityId: provider.samlIdpEntityId,
+      };
+      const refused = envelopeFailure(envelope, expected);
+      if (refused) throw fail(refused);
       // node-saml checks the signature against idp_certificate, audience, NotBefore/NotOnOrAfter and
       // that InResponseTo (of the response and of the subject) is this pending request.
       const { profile } = await this.samlClients
         .forProvider(provider, pending)
         .validatePostResponseAsync({ SAMLResponse: samlResponse })
         .catch((error: unknown) => {
-          throw new SsoLoginFailed(`assertion refused: ${messageOf(error)}`, provider.id);
+          throw fail(validationFailure(error, envelope, Date.now(), SAML_CLOCK_SKEW_MS));
         });
       const facts = profile ? assertionFacts(profile) : null;
-      if (!facts) throw new SsoLoginFailed('the response holds no assertion', provider.id);
-      if (!facts.recipients.includes(this.urls.callback)) {
-        throw new SsoLoginFailed('wrong or missing Recipient in SubjectConfirmationData', provider.id);
-      }
-      const assertionId = facts.id;
-      if (!assertionId) throw new SsoLoginFailed('the assertion has no ID', provider.id);
-      if (!EMAIL.test(facts.email)) {
-        throw new SsoLoginFailed('the assertion names no email address', provider.id);
-      }
+      if (!facts) throw fail({ code: 'no_assertion', message: 'the response holds no assertion' });
+      const wrong = assertionFailure(facts, envelope, expected);
+      if (wrong) throw fail(wrong);
+      const assertionId = facts.id!; // assertionFailure refused an assertion without one
       // Remembered at least until the assertion expires (then it is refused anyway).
       const keepUntil = Math.max(
         Date.now() + PENDING_LOGIN_MS,
@@ -234,7 +269,10 @@ export class SsoLoginService {
           .getRepository(SsoPendingLogin)
           .delete({ keyHash: pending.keyHash, providerId: provider.id });
         if (!answered.affected) {
-          throw new SsoLoginFailed('the AuthnRequest was already answered (replayed response)', provider.id);
+          throw fail({
+            code: 'replayed_response',
+            message: 'the AuthnRequest was already answered (replayed response)',
+          });
         }
         const stored = await em
           .getRepository(SsoAssertion)
@@ -245,7 +283,10 @@ export class SsoLoginService {
           .returning(['assertionId'])
           .execute();
         if (!(stored.raw as unknown[]).length) {
-          throw new SsoLoginFailed(`replayed assertion ${assertionId.slice(0, 100)}`, provider.id);
+          throw fail({
+            code: 'replayed_assertion',
+            message: 'replayed assertion: its ID was accepted before',
+          });
         }
       };
       return this.complete(
@@ -301,7 +342,8 @@ export class SsoLoginService {
 
   private async usableProvider(id: string): Promise<SsoProvider> {
     const provider = await this.providers.findWithSecrets(id);
-    if (!provider?.isEnabled) throw new SsoLoginFailed('the provider was disabled or deleted', id);
+    if (!provider?.isEnabled)
+      throw new SsoLoginFailed('provider_disabled', 'the provider was disabled or deleted', id);
     return provider;
   }
 
@@ -390,7 +432,10 @@ export class SsoLoginService {
       return await work();
     } catch (error) {
       if (error instanceof SsoLoginFailed || error instanceof SsoLoginForbidden) {
-        this.logger.warn(`SSO login refused (provider ${error.providerId ?? 'unknown'}): ${error.reason}`);
+        const { reasonCode } = error;
+        this.logger.warn(
+          `SSO login refused (provider ${error.providerId ?? 'unknown'}): ${reasonCode}: ${error.reason}`,
+        );
         await this.tx.run((em) =>
           this.audit.record(em, null, {
             action: 'sso.login_failed',
@@ -399,6 +444,7 @@ export class SsoLoginService {
             ip: client.ip,
             details: {
               provider_id: error.providerId,
+              reason: reasonCode,
               cause: error.reason,
               status: error.status,
               ...(error.email ? { email: error.email } : {}),

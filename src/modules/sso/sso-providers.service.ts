@@ -12,10 +12,21 @@ import { OutboundPolicy, outboundFieldError } from '../../platform/outbound-http
 import { CreateSsoProviderDto, SsoProviderResponse, UpdateSsoProviderDto } from './dto/sso-provider.dto';
 import { SsoProvider } from './entities/sso-provider.entity';
 import { OidcClients } from './oidc-clients';
+import { DEFAULT_NAME_ID_FORMAT } from './saml-clients';
 import { generateSpKeyPair, normalizeCertificate } from './sp-keypair';
 import { DEFAULT_OIDC_SCOPES, toSsoProviderResponse } from './sso.mapper';
 import { clientSecretContext, spKeyContext } from './sso-provider-secrets';
 import { SsoUrls } from './sso-urls';
+
+// `unspecified` is kept as null, the default: the SP metadata then lists no format (see SamlClients.metadata).
+const storedNameIdFormat = (format: string | null | undefined) =>
+  !format || format === DEFAULT_NAME_ID_FORMAT ? null : format;
+
+// A DTO instance declares every field; the ones the request left out are undefined.
+const givenFields = (dto: object) =>
+  Object.entries(dto)
+    .filter(([, value]) => value !== undefined)
+    .map(([key]) => key);
 
 /** Providers CRUD (superadmin routes); the login flows read providers through `findUsable`. */
 @Injectable()
@@ -73,6 +84,9 @@ export class SsoProvidersService {
       samlIssuer: null,
       samlIdpCertificate: null,
       samlSignAuthnRequests: false,
+      samlIdpEntityId: null,
+      samlAllowSha1Signatures: false,
+      samlNameIdFormat: null,
       spCertificate: null,
       spPrivateKeySealed: null,
       createdBy: actor.userId,
@@ -90,6 +104,9 @@ export class SsoProvidersService {
       provider.samlIssuer = dto.saml.issuer;
       provider.samlIdpCertificate = dto.saml.idp_certificate;
       provider.samlSignAuthnRequests = dto.saml.sign_authn_requests ?? false;
+      provider.samlIdpEntityId = dto.saml.idp_entity_id ?? null;
+      provider.samlAllowSha1Signatures = dto.saml.allow_sha1_signatures ?? false;
+      provider.samlNameIdFormat = storedNameIdFormat(dto.saml.name_id_format);
       const pair = generateSpKeyPair(`Verity SSO ${id}`);
       provider.spCertificate = pair.certificate;
       provider.spPrivateKeySealed = this.box.seal(pair.privateKey, spKeyContext(id));
@@ -137,6 +154,11 @@ export class SsoProvidersService {
         provider.samlIssuer = dto.saml.issuer ?? provider.samlIssuer;
         provider.samlIdpCertificate = dto.saml.idp_certificate ?? provider.samlIdpCertificate;
         provider.samlSignAuthnRequests = dto.saml.sign_authn_requests ?? provider.samlSignAuthnRequests;
+        if (dto.saml.idp_entity_id !== undefined) provider.samlIdpEntityId = dto.saml.idp_entity_id;
+        provider.samlAllowSha1Signatures = dto.saml.allow_sha1_signatures ?? provider.samlAllowSha1Signatures;
+        if (dto.saml.name_id_format !== undefined) {
+          provider.samlNameIdFormat = storedNameIdFormat(dto.saml.name_id_format);
+        }
       }
       await this.validate(provider, errors);
       await this.refuseDomainOverlap(em, provider);
@@ -147,7 +169,11 @@ export class SsoProvidersService {
         resourceType: 'sso_provider',
         resourceId: id,
         // Field names only: a client secret never reaches the audit log.
-        details: { fields: Object.keys(dto), oidc_fields: Object.keys(dto.oidc ?? {}) },
+        details: {
+          fields: givenFields(dto),
+          oidc_fields: givenFields(dto.oidc ?? {}),
+          saml_fields: givenFields(dto.saml ?? {}),
+        },
       });
       return toSsoProviderResponse(await this.require(em, id), this.urls);
     });

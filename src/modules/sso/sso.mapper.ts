@@ -1,5 +1,6 @@
 import { SsoProviderResponse } from './dto/sso-provider.dto';
 import { SsoProvider } from './entities/sso-provider.entity';
+import { DEFAULT_NAME_ID_FORMAT } from './saml-clients';
 import { SsoUrls } from './sso-urls';
 
 export const DEFAULT_OIDC_SCOPES = ['openid', 'email', 'profile'];
@@ -30,6 +31,9 @@ export function toSsoProviderResponse(provider: SsoProvider, urls: SsoUrls): Sso
             issuer: provider.samlIssuer ?? '',
             idp_certificate: provider.samlIdpCertificate ?? '',
             sign_authn_requests: provider.samlSignAuthnRequests,
+            idp_entity_id: provider.samlIdpEntityId,
+            allow_sha1_signatures: provider.samlAllowSha1Signatures,
+            name_id_format: provider.samlNameIdFormat ?? DEFAULT_NAME_ID_FORMAT,
             callback_url: urls.callback,
             metadata_url: urls.metadata(provider.id),
           }

@@ -11,6 +11,7 @@ import {
   UuidField,
 } from '../../../common/validation/field.decorators';
 import { OUTBOUND_POLICY_NOTE } from '../../../platform/outbound-http/outbound-url-policy';
+import { DEFAULT_NAME_ID_FORMAT, SAML_NAME_ID_FORMATS } from '../saml-clients';
 
 export const SSO_PROTOCOLS = ['oidc', 'saml'] as const;
 export const SSO_DEFAULT_ROLES = ['user', 'pending'] as const;
@@ -24,6 +25,12 @@ const lowercaseAll = Transform(({ value }) =>
 
 const DEFAULT_ROLE_DOC =
   'What a person signed in for the first time by just-in-time provisioning becomes: `user` (an active account with no space membership and never superadmin; space admins then add them to spaces) or `pending` (the account is created deactivated, its sign-in answers 403 until a superadmin activates it with `PATCH /users/{id}`). SSO never grants superadmin.';
+
+const IDP_ENTITY_ID_DOC =
+  "The identity provider's entity ID (its metadata's `entityID`). When set, the Issuer of every response and assertion must be exactly this (a login with another answers 401, audited as `wrong_issuer`); when null, the signature by `idp_certificate` alone identifies the identity provider.";
+const ALLOW_SHA1_DOC =
+  'Legacy, off by default: accept XML signatures made with SHA-1 (RSA-SHA1 signature method or SHA-1 digest). SHA-1 is broken for collision resistance; turn this on only for an identity provider that cannot sign with SHA-256 and only until it can. While off, such a response answers 401, audited as `sha1_signature`.';
+const NAME_ID_FORMAT_DOC = `The NameID format AuthnRequests ask for (NameIDPolicy Format), one of the SAML 2.0 formats (not \`entity\`, which names no person, nor \`encrypted\`: encrypted assertions are not supported). Left out (or set to null by an update), \`${DEFAULT_NAME_ID_FORMAT}\`: the identity provider picks its default, which every identity provider can answer. The SP metadata lists the format unless it is \`unspecified\`. The email always comes from the assertion's attributes (\`email\`, \`mail\`, \`urn:oid:0.9.2342.19200300.100.1.3\`, the \`emailaddress\` claim URI), or else from an \`emailAddress\` NameID.`;
 
 export class OidcSettingsDto {
   @StringField({
@@ -110,6 +117,19 @@ export class SamlSettingsDto {
       "Sign AuthnRequests (RSA-SHA256) with this provider's own service-provider key, published in its metadata.",
   })
   sign_authn_requests?: boolean;
+
+  @TextField({ optional: true, max: 1000, description: IDP_ENTITY_ID_DOC })
+  idp_entity_id?: string;
+
+  @BooleanField({ optional: true, default: false, description: ALLOW_SHA1_DOC })
+  allow_sha1_signatures?: boolean;
+
+  @EnumField(SAML_NAME_ID_FORMATS, {
+    optional: true,
+    default: DEFAULT_NAME_ID_FORMAT,
+    description: NAME_ID_FORMAT_DOC,
+  })
+  name_id_format?: (typeof SAML_NAME_ID_FORMATS)[number];
 }
 
 export class UpdateSamlSettingsDto {
@@ -124,6 +144,24 @@ export class UpdateSamlSettingsDto {
 
   @BooleanField({ optional: true })
   sign_authn_requests?: boolean;
+
+  @TextField({
+    optional: true,
+    nullable: true,
+    max: 1000,
+    description: 'Replaces the expected IdP entity ID; `null` stops checking the Issuer.',
+  })
+  idp_entity_id?: string | null;
+
+  @BooleanField({ optional: true, description: ALLOW_SHA1_DOC })
+  allow_sha1_signatures?: boolean;
+
+  @EnumField(SAML_NAME_ID_FORMATS, {
+    optional: true,
+    nullable: true,
+    description: 'Replaces the NameID format AuthnRequests ask for; `null` returns to `unspecified`.',
+  })
+  name_id_format?: (typeof SAML_NAME_ID_FORMATS)[number] | null;
 }
 
 export class CreateSsoProviderDto {
@@ -215,6 +253,13 @@ export class SamlSettingsResponse {
   @ApiProperty() issuer: string;
   @ApiProperty() idp_certificate: string;
   @ApiProperty() sign_authn_requests: boolean;
+  @ApiProperty({ type: String, nullable: true, description: IDP_ENTITY_ID_DOC }) idp_entity_id: string | null;
+  @ApiProperty({ description: ALLOW_SHA1_DOC }) allow_sha1_signatures: boolean;
+  @ApiProperty({
+    enum: SAML_NAME_ID_FORMATS,
+    description: 'The NameID format AuthnRequests ask for.',
+  })
+  name_id_format: string;
   @ApiProperty({ description: 'Where the identity provider posts its responses (the ACS URL).' })
   callback_url: string;
   @ApiProperty({ description: 'This provider’s service-provider metadata XML (public).' })

@@ -60,6 +60,18 @@ export class SsoProvider {
   @Column('boolean', { default: false })
   samlSignAuthnRequests: boolean;
 
+  /** The IdP's entity ID; when set, the Issuer of responses and assertions must be it. */
+  @Column('text', { nullable: true })
+  samlIdpEntityId: string | null;
+
+  /** Legacy: accept RSA-SHA1 signatures and SHA-1 digests. */
+  @Column('boolean', { default: false })
+  samlAllowSha1Signatures: boolean;
+
+  /** The NameIDPolicy Format of AuthnRequests; null asks for `unspecified`. */
+  @Column('text', { nullable: true })
+  samlNameIdFormat: string | null;
+
   /** The service provider's own signing certificate (PEM), published in its metadata. */
   @Column('text', { nullable: true })
   spCertificate: string | null;
