@@ -146,8 +146,9 @@ function setEnterprise(target: Record<string, unknown>, attr: string, value: unk
     return;
   }
   if (name === 'manager') {
-    // Entra sends the manager's id as a string; RFC 7643 makes it `{value}`.
-    const id = typeof value === 'object' ? (value as Record<string, unknown>).value : value;
+    // Entra sends the manager's id as a string (or a one-item list); RFC 7643 makes it `{value}`.
+    const single: unknown = Array.isArray(value) ? value[0] : value;
+    const id = single && typeof single === 'object' ? (single as Record<string, unknown>).value : single;
     if (id === null || id === undefined || id === '') delete target.manager;
     else target.manager = { value: requireString(id, 'manager.value') };
     return;
