@@ -609,14 +609,18 @@ describe('SCIM 2.0', () => {
       const admins = await t.http
         .post(`${SCIM}/Groups`)
         .set(scim())
-        .send({ schemas: [GROUP_SCHEMA], displayName: `${space.slug}:admin`, members: [{ value: first.id }] });
+        .send({
+          schemas: [GROUP_SCHEMA],
+          displayName: `${space.slug}:admin`,
+          members: [{ value: first.id }],
+        });
       expect(admins.status).toBe(201);
       // Members are the group's own, not every admin of the space.
       expect(admins.body.members.map((m: { value: string }) => m.value)).toEqual([first.id]);
       // The owner leaves: the group's member is the only admin now.
-      expect((await t.http.delete(`${API}/spaces/${space.slug}/members/${owner.id}`).set(bearer(owner))).status).toBe(
-        204,
-      );
+      expect(
+        (await t.http.delete(`${API}/spaces/${space.slug}/members/${owner.id}`).set(bearer(owner))).status,
+      ).toBe(204);
       const lastAdmin = await t.http
         .patch(`${SCIM}/Groups/${admins.body.id}`)
         .set(scim())
@@ -658,7 +662,10 @@ describe('SCIM 2.0', () => {
         'uniqueness',
       );
       expectScimError(
-        await t.http.post(`${SCIM}/Groups`).set(scim()).send({ displayName: `${space.slug}:ADMIN` }),
+        await t.http
+          .post(`${SCIM}/Groups`)
+          .set(scim())
+          .send({ displayName: `${space.slug}:ADMIN` }),
         409,
         'uniqueness',
       );
@@ -690,7 +697,10 @@ describe('SCIM 2.0', () => {
         'invalidValue',
       );
       expectScimError(
-        await t.http.post(`${SCIM}/Groups`).set(scim()).send({ displayName: 'x'.repeat(257) }),
+        await t.http
+          .post(`${SCIM}/Groups`)
+          .set(scim())
+          .send({ displayName: 'x'.repeat(257) }),
         400,
         'invalidValue',
       );
@@ -726,7 +736,12 @@ describe('SCIM 2.0', () => {
           direct_role: 'viewer',
           granted_by: [
             { source: 'direct', role: 'viewer' },
-            { source: 'scim_group', role: 'editor', group_id: group.body.id, group_name: `${space.slug}:editor` },
+            {
+              source: 'scim_group',
+              role: 'editor',
+              group_id: group.body.id,
+              group_name: `${space.slug}:editor`,
+            },
           ],
         }),
       );
@@ -735,7 +750,131 @@ describe('SCIM 2.0', () => {
       expectScimError(await t.http.get(`${SCIM}/Groups/${group.body.id}`).set(scim()), 404);
       const after = await t.http.get(`${API}/spaces/${space.slug}/members`).set(bearer(owner));
       expect(after.body.items.find((m: { user_id: string }) => m.user_id === viewer.id)).toEqual(
-        expect.objectContaining({ role: 'viewer', direct_role: 'viewer', granted_by: [{ source: 'direct', role: 'viewer' }] }),
+        expect.objectContaining({
+          role: 'viewer',
+          direct_role: 'viewer',
+          granted_by: [{ source: 'direct', role: 'viewer' }],
+        }),
+      );
+    });
+  });
+
+  describe('group mappings (/admin/scim-group-mappings)', () => {
+    it("creates, lists, changes and deletes mappings; each change recomputes the members' roles (audited)", async () => {
+      const owner = await createUser(t.http);
+      const space = await createSpace(t.http, owner);
+      const member = await createScimUser();
+      const direct = await createScimUser();
+      await addMember(t.http, owner, space, direct, 'editor');
+      const group = await t.http
+        .post(`${SCIM}/Groups`)
+        .set(scim())
+        .send({
+          displayName: `Analysts ${randomUUID().slice(0, 8)}`,
+          members: [{ value: member.id }, { value: direct.id }],
+        });
+      expect(group.status).toBe(201);
+      const roleOf = async (userId: string) =>
+        (
+          await dbQuery<{ role: string; direct_role: string | null }>(
+            `SELECT role, direct_role FROM space_memberships WHERE space_id = $1 AND user_id = $2`,
+            [space.id, userId],
+          )
+        )[0] ?? null;
+      expect(await roleOf(member.id)).toBeNull();
+
+      const created = await t.http
+        .post(`${API}/admin/scim-group-mappings`)
+        .set(bearer(root))
+        .send({ group_id: group.body.id, space: space.slug, role: 'viewer' });
+      expect(created.status).toBe(201);
+      expect(created.body).toEqual({
+        id: expect.any(String),
+        group_id: group.body.id,
+        group_name: group.body.displayName,
+        space_id: space.id,
+        space: space.slug,
+        role: 'viewer',
+        member_count: 2,
+        created_at: expect.stringMatching(/Z$/),
+        updated_at: expect.stringMatching(/Z$/),
+      });
+      expect(await roleOf(member.id)).toEqual({ role: 'viewer', direct_role: null });
+      // A direct editor stays an editor: the group's viewer role is below.
+      expect(await roleOf(direct.id)).toEqual({ role: 'editor', direct_role: 'editor' });
+
+      const list = await t.http
+        .get(`${API}/admin/scim-group-mappings`)
+        .query({ space: space.slug })
+        .set(bearer(root));
+      expect(list.body).toEqual({ items: [created.body], total: 1 });
+
+      const raised = await t.http
+        .patch(`${API}/admin/scim-group-mappings/${created.body.id}`)
+        .set(bearer(root))
+        .send({ role: 'admin' });
+      expect(raised.status).toBe(200);
+      expect(raised.body.role).toBe('admin');
+      expect(await roleOf(member.id)).toEqual({ role: 'admin', direct_role: null });
+      expect(await roleOf(direct.id)).toEqual({ role: 'admin', direct_role: 'editor' });
+
+      // Removing a direct grant keeps the group's role; a member only through groups cannot be removed directly.
+      expect(
+        (await t.http.delete(`${API}/spaces/${space.slug}/members/${direct.id}`).set(bearer(owner))).status,
+      ).toBe(204);
+      expect(await roleOf(direct.id)).toEqual({ role: 'admin', direct_role: null });
+      expectProblem(
+        await t.http.delete(`${API}/spaces/${space.slug}/members/${member.id}`).set(bearer(owner)),
+        409,
+      );
+      // The owner leaves; the group's members are then the only admins, so the mapping cannot go.
+      expect(
+        (await t.http.delete(`${API}/spaces/${space.slug}/members/${owner.id}`).set(bearer(root))).status,
+      ).toBe(204);
+      expectProblem(
+        await t.http.delete(`${API}/admin/scim-group-mappings/${created.body.id}`).set(bearer(root)),
+        409,
+        /last admin/,
+      );
+      await addMember(t.http, root, space, owner, 'admin');
+      expect(
+        (await t.http.delete(`${API}/admin/scim-group-mappings/${created.body.id}`).set(bearer(root))).status,
+      ).toBe(204);
+      expect(await roleOf(member.id)).toBeNull();
+      expect(await roleOf(direct.id)).toBeNull();
+
+      const audit = await dbQuery<{ action: string }>(
+        `SELECT action FROM audit_log WHERE resource_id = $1 ORDER BY created_at, id`,
+        [created.body.id],
+      );
+      expect(audit.map((a) => a.action)).toEqual([
+        'scim.group_mapping_created',
+        'scim.group_mapping_changed',
+        'scim.group_mapping_deleted',
+      ]);
+    });
+
+    it('refuses unknown groups and spaces (422), a second mapping of a group in a space (409), non-superadmins (403)', async () => {
+      const owner = await createUser(t.http);
+      const space = await createSpace(t.http, owner);
+      const group = await t.http
+        .post(`${SCIM}/Groups`)
+        .set(scim())
+        .send({ displayName: `${space.slug}:viewer` });
+      const send = (body: Record<string, unknown>, who: TestUser = root) =>
+        t.http.post(`${API}/admin/scim-group-mappings`).set(bearer(who)).send(body);
+      expectProblem(await send({ group_id: randomUUID(), space: space.slug, role: 'viewer' }), 422);
+      expectProblem(await send({ group_id: group.body.id, space: 'no-such-space', role: 'viewer' }), 422);
+      expectProblem(await send({ group_id: group.body.id, space: space.slug, role: 'owner' }), 422);
+      // The shortcut name mapped it at creation.
+      expectProblem(await send({ group_id: group.body.id, space: space.slug, role: 'editor' }), 409);
+      expectProblem(await send({ group_id: group.body.id, space: space.slug, role: 'editor' }, owner), 403);
+      expectProblem(
+        await t.http
+          .patch(`${API}/admin/scim-group-mappings/${randomUUID()}`)
+          .set(bearer(root))
+          .send({ role: 'viewer' }),
+        404,
       );
     });
   });

@@ -14,9 +14,7 @@ export const LIST_SCHEMA = 'urn:ietf:params:scim:api:messages:2.0:ListResponse';
 /** Throws with the body when the status is not the one expected, so a failing step says why. */
 export function expectStatus(res: Response, status: number): Response {
   if (res.status !== status) {
-    throw new Error(
-      `expected ${status}, got ${res.status} for ${res.req?.method} ${res.req?.path}: ${JSON.stringify(res.body)}`,
-    );
+    throw new Error(`expected ${status}, got ${res.status}: ${JSON.stringify(res.body)}`);
   }
   return res;
 }
