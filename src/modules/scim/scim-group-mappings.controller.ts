@@ -87,7 +87,10 @@ export class ScimGroupMappingsController {
   })
   @ApiNoContentResponse({ description: 'Removed.' })
   @ApiProblems(404, 409, 422)
-  deleteScimGroupMapping(@CurrentActor() actor: Actor, @Param() params: ScimGroupMappingParams): Promise<void> {
+  deleteScimGroupMapping(
+    @CurrentActor() actor: Actor,
+    @Param() params: ScimGroupMappingParams,
+  ): Promise<void> {
     return this.mappings.delete(actor, params.mapping_id);
   }
 }

@@ -150,7 +150,12 @@ export class ScimGroupMappingsService {
       resourceType: 'scim_group_mapping',
       resourceId: mapping.id,
       spaceId: mapping.spaceId,
-      details: { group_id: mapping.groupId, role: mapping.role, memberships_changed: changes.length, ...extra },
+      details: {
+        group_id: mapping.groupId,
+        role: mapping.role,
+        memberships_changed: changes.length,
+        ...extra,
+      },
     });
   }
 

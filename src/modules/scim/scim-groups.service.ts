@@ -181,14 +181,19 @@ export class ScimGroupsService {
     tokenId: string,
   ): Promise<void> {
     if (displayName === row.display_name && externalId === row.external_id) return;
-    if (displayName.toLowerCase() !== row.display_name.toLowerCase()) await this.keepNameFree(em, displayName);
+    if (displayName.toLowerCase() !== row.display_name.toLowerCase())
+      await this.keepNameFree(em, displayName);
     await em.getRepository(ScimGroup).update(row.id, { displayName, externalId });
     if (displayName !== row.display_name) {
       await this.audit.record(em, null, {
         action: 'scim.group_renamed',
         resourceType: 'scim_group',
         resourceId: row.id,
-        details: { scim_token_id: tokenId, display_name: displayName, previous_display_name: row.display_name },
+        details: {
+          scim_token_id: tokenId,
+          display_name: displayName,
+          previous_display_name: row.display_name,
+        },
       });
     }
   }

@@ -106,7 +106,10 @@ describe('SCIM PATCH', () => {
       expect(login).toEqual({ ...USER, email: 'a.lovelace@example.com', userName: 'Ada@Contoso.com' });
       // Another type than work is not the account's address.
       expect(
-        applyUserPatch(USER, ops({ op: 'add', path: 'emails[type eq "home"].value', value: 'h@example.com' })),
+        applyUserPatch(
+          USER,
+          ops({ op: 'add', path: 'emails[type eq "home"].value', value: 'h@example.com' }),
+        ),
       ).toEqual(USER);
       expect(
         scimTypeOf(() =>

@@ -152,7 +152,8 @@ export function resourceTypeList(base: string) {
       id: 'User',
       name: 'User',
       endpoint: '/Users',
-      description: 'A Verity account: userName is the identity provider login, the work email is the account email.',
+      description:
+        'A Verity account: userName is the identity provider login, the work email is the account email.',
       schema: USER_SCHEMA,
       schemaExtensions: [{ schema: ENTERPRISE_USER_SCHEMA, required: false }],
       meta: { resourceType: 'ResourceType', location: `${base}/ResourceTypes/User` },

@@ -65,7 +65,7 @@ export class ScimUsersController {
     operationId: 'scimCreateUser',
     summary: 'SCIM: provision a user',
     description:
-      'userName is the identity provider login (for example Entra\'s userPrincipalName), kept as sent and unique ignoring case. The account email (mail, sign-in and SSO matching) is kept apart: the work address of `emails`, else the primary, else the first, else userName when it is an email (400 invalidValue when there is none). The account has no password (it signs in through SSO). A userName or email already taken answers 409 uniqueness, except an account deleted through SCIM, which is restored. The enterprise extension (employeeNumber, costCenter, organization, division, department, manager) is kept and returned; other attributes Verity does not store are ignored. Audited.',
+      "userName is the identity provider login (for example Entra's userPrincipalName), kept as sent and unique ignoring case. The account email (mail, sign-in and SSO matching) is kept apart: the work address of `emails`, else the primary, else the first, else userName when it is an email (400 invalidValue when there is none). The account has no password (it signs in through SSO). A userName or email already taken answers 409 uniqueness, except an account deleted through SCIM, which is restored. The enterprise extension (employeeNumber, costCenter, organization, division, department, manager) is kept and returned; other attributes Verity does not store are ignored. Audited.",
   })
   @ScimOk(201, 'The created User resource.')
   @ApiScimErrors(400, 409)

@@ -154,7 +154,11 @@ export class ScimUsersService {
             existing.id,
           ])) as { deleted_at: Date | null }[];
           if (!link?.deleted_at) {
-            throw new ScimError(409, `An account with the email ${input.email} already exists.`, 'uniqueness');
+            throw new ScimError(
+              409,
+              `An account with the email ${input.email} already exists.`,
+              'uniqueness',
+            );
           }
           restoring = existing.id;
         }
@@ -181,7 +185,12 @@ export class ScimUsersService {
         action: 'scim.user_created',
         resourceType: 'user',
         resourceId: user.id,
-        details: { scim_token_id: tokenId, user_name: input.userName, email: input.email, active: input.active },
+        details: {
+          scim_token_id: tokenId,
+          user_name: input.userName,
+          email: input.email,
+          active: input.active,
+        },
       });
       return toScimUser(await this.load(em, user.id, false), this.base);
     });
@@ -236,7 +245,8 @@ export class ScimUsersService {
     if (after.familyName !== before.familyName) changed.push('name.familyName');
     if (after.active !== before.active) changed.push('active');
     if (after.externalId !== before.externalId) changed.push('externalId');
-    if (JSON.stringify(after.enterprise) !== JSON.stringify(before.enterprise)) changed.push(ENTERPRISE_USER_SCHEMA);
+    if (JSON.stringify(after.enterprise) !== JSON.stringify(before.enterprise))
+      changed.push(ENTERPRISE_USER_SCHEMA);
     if (after.userName.toLowerCase() !== before.userName.toLowerCase()) {
       const taken = (await this.withUserName(em, after.userName)).some((row) => row.id !== userId);
       if (taken) {

@@ -14,7 +14,13 @@ import { MemberResponse } from './dto/space.responses';
 import { SpaceMembership } from './entities/space-membership.entity';
 import { Space } from './entities/space.entity';
 import { toMemberResponse } from './spaces.mapper';
-import { adminsAfter, groupGrantsOf, highestRole, recomputeSpaceRoles, RoleChange } from './membership-roles.queries';
+import {
+  adminsAfter,
+  groupGrantsOf,
+  highestRole,
+  recomputeSpaceRoles,
+  RoleChange,
+} from './membership-roles.queries';
 
 type MembershipEventType = 'space.member_added' | 'space.member_role_changed' | 'space.member_removed';
 

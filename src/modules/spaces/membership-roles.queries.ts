@@ -15,7 +15,10 @@ const RANK: Record<SpaceRoleName, number> = { viewer: 1, editor: 2, admin: 3 };
 
 /** The highest of the roles (admin > editor > viewer); null for none. */
 export function highestRole(roles: SpaceRoleName[]): SpaceRoleName | null {
-  return roles.reduce<SpaceRoleName | null>((best, role) => (!best || RANK[role] > RANK[best] ? role : best), null);
+  return roles.reduce<SpaceRoleName | null>(
+    (best, role) => (!best || RANK[role] > RANK[best] ? role : best),
+    null,
+  );
 }
 
 export interface RoleChange {

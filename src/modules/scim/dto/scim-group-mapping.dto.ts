@@ -10,12 +10,18 @@ export class CreateScimGroupMappingDto {
   @StringField({ max: 63, description: 'The slug of the space.', example: 'finance' })
   space: string;
 
-  @EnumField(SPACE_ROLES, { enumName: 'SpaceRole', description: 'The role the group members hold in the space.' })
+  @EnumField(SPACE_ROLES, {
+    enumName: 'SpaceRole',
+    description: 'The role the group members hold in the space.',
+  })
   role: string;
 }
 
 export class UpdateScimGroupMappingDto {
-  @EnumField(SPACE_ROLES, { enumName: 'SpaceRole', description: 'The role the group members hold in the space.' })
+  @EnumField(SPACE_ROLES, {
+    enumName: 'SpaceRole',
+    description: 'The role the group members hold in the space.',
+  })
   role: string;
 }
 

@@ -40,7 +40,8 @@ export class SpaceResponse {
 export class MemberGrantResponse {
   @ApiProperty({
     enum: ['direct', 'scim_group'],
-    description: '`direct`: granted in Verity (members API, permissions import, space creation); `scim_group`: through a SCIM group mapped to a role here.',
+    description:
+      '`direct`: granted in Verity (members API, permissions import, space creation); `scim_group`: through a SCIM group mapped to a role here.',
   })
   source: 'direct' | 'scim_group';
 
