@@ -148,7 +148,7 @@ export class ScimGroupsService {
   async delete(id: string, tokenId: string, ifMatch?: string): Promise<void> {
     await this.tx.run(async (em) => {
       const row = await this.load(em, id, true, ifMatch);
-      const mappings = await em.getRepository(ScimGroupRoleMapping).findBy({ groupId: id });
+      const mappings = await this.mappingsOf(em, id);
       const memberIds = await this.groupMembers.memberIds(em, id);
       await em.getRepository(ScimGroup).delete(id);
       let revoked = 0;
@@ -237,7 +237,7 @@ export class ScimGroupsService {
     await this.groupMembers.add(em, groupId, adds);
     await this.groupMembers.remove(em, groupId, removes);
     await em.query(`UPDATE scim_groups SET updated_at = now() WHERE id = $1`, [groupId]);
-    const mappings = await em.getRepository(ScimGroupRoleMapping).findBy({ groupId });
+    const mappings = await this.mappingsOf(em, groupId);
     for (const mapping of mappings) {
       await this.members.recomputeRoles(em, null, mapping.spaceId, {
         userIds: [...adds, ...removes],
@@ -250,6 +250,11 @@ export class ScimGroupsService {
       resourceId: groupId,
       details: { scim_token_id: tokenId, added: adds, removed: removes },
     });
+  }
+
+  // Spaces are locked in one order by every writer, so two groups sharing spaces cannot deadlock.
+  private mappingsOf(em: EntityManager, groupId: string): Promise<ScimGroupRoleMapping[]> {
+    return em.getRepository(ScimGroupRoleMapping).find({ where: { groupId }, order: { spaceId: 'ASC' } });
   }
 
   private async resource(em: EntityManager, row: ScimGroupRow, withoutMembers = false) {
