@@ -232,6 +232,20 @@ describe('SCIM 2.0', () => {
         .type(SCIM_JSON)
         .send(scimUser(user.userName.toUpperCase()));
       expectScimError(dup, 409, 'uniqueness');
+      // Another login with the email of an account that exists (not provisioned by SCIM) is taken too.
+      const other = await createUser(t.http);
+      expectScimError(
+        await t.http
+          .post(`${SCIM}/Users`)
+          .set(scim())
+          .send(
+            scimUser(`Login-${randomUUID().slice(0, 8)}@tenant.example`, {
+              emails: [{ type: 'work', value: other.email }],
+            }),
+          ),
+        409,
+        'uniqueness',
+      );
       expectScimError(await t.http.get(`${SCIM}/Users/${randomUUID()}`).set(scim()), 404);
       expectScimError(await t.http.get(`${SCIM}/Users/not-a-uuid`).set(scim()), 404);
     });

@@ -141,27 +141,20 @@ export class ScimUsersService {
   async create(body: unknown, tokenId: string): Promise<Record<string, unknown>> {
     const input = userFromResource(body);
     return this.tx.run(async (em) => {
-      const named = await this.withUserName(em, input.userName);
+      // The accounts with this userName or this email, in one round trip (a full sync creates thousands).
+      const found = await this.withUserName(em, input.userName, input.email);
+      const named = found.filter((row) => row.by_name);
       if (named.some((row) => !row.deleted_at)) {
         throw new ScimError(409, `A user with the userName ${input.userName} already exists.`, 'uniqueness');
       }
       // Provisioned again after a SCIM delete: the same account comes back.
-      let restoring = named[0]?.id;
+      let restoring: string | undefined = named[0]?.id;
       if (!restoring) {
-        const [existing] = await this.users.findByEmails([input.email], em);
-        if (existing) {
-          const [link] = (await em.query(`SELECT deleted_at FROM scim_users WHERE user_id = $1`, [
-            existing.id,
-          ])) as { deleted_at: Date | null }[];
-          if (!link?.deleted_at) {
-            throw new ScimError(
-              409,
-              `An account with the email ${input.email} already exists.`,
-              'uniqueness',
-            );
-          }
-          restoring = existing.id;
+        const existing = found.find((row) => row.by_email);
+        if (existing && !existing.deleted_at) {
+          throw new ScimError(409, `An account with the email ${input.email} already exists.`, 'uniqueness');
         }
+        restoring = existing?.id;
       }
       if (restoring) {
         const before = await this.state(em, restoring, { includeDeleted: true });
@@ -281,14 +274,22 @@ export class ScimUsersService {
     }
   }
 
-  /** The accounts (SCIM-deleted ones too) whose userName is `userName`, ignoring case. */
+  /**
+   * The accounts (SCIM-deleted ones too) whose userName is `userName`, ignoring case, and,
+   * when given, the one whose email is `email`.
+   */
   private async withUserName(
     em: EntityManager,
     userName: string,
-  ): Promise<{ id: string; deleted_at: Date | null }[]> {
-    return (await em.query(`SELECT u.id, su.deleted_at ${FROM_USERS} WHERE ${userNameIs('$1')}`, [
-      userName.toLowerCase(),
-    ])) as { id: string; deleted_at: Date | null }[];
+    email?: string,
+  ): Promise<{ id: string; deleted_at: Date | null; by_name: boolean; by_email: boolean }[]> {
+    const byEmail = email ? ' UNION ALL SELECT u3.id FROM users u3 WHERE u3.email = $2' : '';
+    const where = `${userNameIs('$1').slice(0, -1)}${byEmail})`;
+    return (await em.query(
+      `SELECT u.id, su.deleted_at, lower(${USER_NAME}) = $1 AS by_name, ${email ? 'u.email = $2' : 'false'} AS by_email
+         ${FROM_USERS} WHERE ${where}`,
+      email ? [userName.toLowerCase(), email.toLowerCase()] : [userName.toLowerCase()],
+    )) as { id: string; deleted_at: Date | null; by_name: boolean; by_email: boolean }[];
   }
 
   private async link(
