@@ -171,7 +171,11 @@ describe('SCIM 2.0', () => {
       const types = await t.http.get(`${SCIM}/ResourceTypes`).set(scim());
       expect(types.body.Resources.map((r: { id: string }) => r.id)).toEqual(['User', 'Group']);
       const schemas = await t.http.get(`${SCIM}/Schemas`).set(scim());
-      expect(schemas.body.Resources.map((r: { id: string }) => r.id)).toEqual([USER_SCHEMA, GROUP_SCHEMA]);
+      expect(schemas.body.Resources.map((r: { id: string }) => r.id)).toEqual([
+        USER_SCHEMA,
+        GROUP_SCHEMA,
+        'urn:ietf:params:scim:schemas:extension:enterprise:2.0:User',
+      ]);
       const userSchema = await t.http.get(`${SCIM}/Schemas/${USER_SCHEMA}`).set(scim());
       expect(userSchema.status).toBe(200);
       expect(userSchema.body.attributes.map((a: { name: string }) => a.name)).toEqual(
@@ -193,7 +197,8 @@ describe('SCIM 2.0', () => {
         expect.objectContaining({
           schemas: [USER_SCHEMA],
           id: expect.any(String),
-          userName: email.toLowerCase(),
+          // userName is kept as sent; the account email is lowercased.
+          userName: email,
           externalId: expect.stringMatching(/^ext-/),
           name: expect.objectContaining({ givenName: 'Grace', familyName: 'Hopper' }),
           emails: [{ value: email.toLowerCase(), type: 'work', primary: true }],
@@ -213,7 +218,7 @@ describe('SCIM 2.0', () => {
       const got = await t.http.get(`${SCIM}/Users/${res.body.id}`).set(scim());
       expect(got.status).toBe(200);
       expect(got.headers.etag).toBe(res.body.meta.version);
-      expect(got.body.userName).toBe(email.toLowerCase());
+      expect(got.body.userName).toBe(email);
       // The account exists in Verity under that email.
       const root404 = await t.http.get(`${API}/users/${res.body.id}`).set(bearer(root));
       expect(root404.body.email).toBe(email.toLowerCase());
@@ -227,11 +232,25 @@ describe('SCIM 2.0', () => {
         .type(SCIM_JSON)
         .send(scimUser(user.userName.toUpperCase()));
       expectScimError(dup, 409, 'uniqueness');
+      // Another login with the email of an account that exists (not provisioned by SCIM) is taken too.
+      const other = await createUser(t.http);
+      expectScimError(
+        await t.http
+          .post(`${SCIM}/Users`)
+          .set(scim())
+          .send(
+            scimUser(`Login-${randomUUID().slice(0, 8)}@tenant.example`, {
+              emails: [{ type: 'work', value: other.email }],
+            }),
+          ),
+        409,
+        'uniqueness',
+      );
       expectScimError(await t.http.get(`${SCIM}/Users/${randomUUID()}`).set(scim()), 404);
       expectScimError(await t.http.get(`${SCIM}/Users/not-a-uuid`).set(scim()), 404);
     });
 
-    it('refuses a user without a userName, or a userName that is not an email (400 invalidValue), and bad JSON (400)', async () => {
+    it('refuses a user without a userName, or without any email (400 invalidValue), and bad JSON (400)', async () => {
       expectScimError(
         await t.http
           .post(`${SCIM}/Users`)
@@ -421,7 +440,10 @@ describe('SCIM 2.0', () => {
       expect(res.status).toBe(200);
       expect(res.body).toEqual(
         expect.objectContaining({
-          userName: newEmail,
+          // The work email changes the account email, never the login.
+          userName: user.userName,
+          emails: [{ value: newEmail, type: 'work', primary: true }],
+          'urn:ietf:params:scim:schemas:extension:enterprise:2.0:User': { department: 'R&D' },
           externalId: 'entra-42',
           name: expect.objectContaining({ givenName: 'Ada', familyName: 'Lovelace' }),
         }),
@@ -594,24 +616,34 @@ describe('SCIM 2.0', () => {
       );
     });
 
-    it('keeps the last admin of a space (409), refuses an unknown space or bad name (400), duplicates (409), renames (400)', async () => {
+    it('keeps the last admin of a space (409), takes any name (409 on a duplicate), renames, refuses unknown members (400)', async () => {
       const owner = await createUser(t.http);
       const space = await createSpace(t.http, owner);
+      const first = await createScimUser();
       const admins = await t.http
         .post(`${SCIM}/Groups`)
         .set(scim())
-        .send({ schemas: [GROUP_SCHEMA], displayName: `${space.slug}:admin` });
+        .send({
+          schemas: [GROUP_SCHEMA],
+          displayName: `${space.slug}:admin`,
+          members: [{ value: first.id }],
+        });
       expect(admins.status).toBe(201);
-      expect(admins.body.members.map((m: { value: string }) => m.value)).toEqual([owner.id]);
+      // Members are the group's own, not every admin of the space.
+      expect(admins.body.members.map((m: { value: string }) => m.value)).toEqual([first.id]);
+      // The owner leaves: the group's member is the only admin now.
+      expect(
+        (await t.http.delete(`${API}/spaces/${space.slug}/members/${owner.id}`).set(bearer(owner))).status,
+      ).toBe(204);
       const lastAdmin = await t.http
         .patch(`${SCIM}/Groups/${admins.body.id}`)
         .set(scim())
         .send({
           schemas: [PATCH_SCHEMA],
-          Operations: [{ op: 'remove', path: `members[value eq "${owner.id}"]` }],
+          Operations: [{ op: 'remove', path: `members[value eq "${first.id}"]` }],
         });
       expectScimError(lastAdmin, 409);
-      // Replacing the admin in one request works: the new one is added before the old one leaves.
+      // Replacing the admin in one request works: one statement settles the space.
       const successor = await createScimUser();
       const swapped = await t.http
         .patch(`${SCIM}/Groups/${admins.body.id}`)
@@ -622,39 +654,51 @@ describe('SCIM 2.0', () => {
         });
       expect(swapped.status).toBe(200);
       expect(swapped.body.members.map((m: { value: string }) => m.value)).toEqual([successor.id]);
+      const roles = await dbQuery<{ user_id: string; role: string }>(
+        `SELECT user_id, role FROM space_memberships WHERE space_id = $1 ORDER BY user_id`,
+        [space.id],
+      );
+      expect(roles).toEqual([{ user_id: successor.id, role: 'admin' }]);
 
+      // Any name: an unknown space in a `<slug>:<role>` name or a plain name is a group without a mapping.
+      const unmapped = await t.http
+        .post(`${SCIM}/Groups`)
+        .set(scim())
+        .send({ displayName: `no-such-space-${randomUUID().slice(0, 8)}:viewer` });
+      expect(unmapped.status).toBe(201);
+      const plainName = `Finance Team ${randomUUID().slice(0, 8)}`;
+      const plain = await t.http.post(`${SCIM}/Groups`).set(scim()).send({ displayName: plainName });
+      expect(plain.status).toBe(201);
+      expect(plain.body.displayName).toBe(plainName);
       expectScimError(
-        await t.http
-          .post(`${SCIM}/Groups`)
-          .set(scim())
-          .send({ displayName: `no-such-space-${randomUUID().slice(0, 8)}:viewer` }),
-        400,
-        'invalidValue',
-      );
-      expectScimError(
-        await t.http.post(`${SCIM}/Groups`).set(scim()).send({ displayName: 'Finance Team' }),
-        400,
-        'invalidValue',
-      );
-      expectScimError(
-        await t.http
-          .post(`${SCIM}/Groups`)
-          .set(scim())
-          .send({ displayName: `${space.slug}:admin` }),
+        await t.http.post(`${SCIM}/Groups`).set(scim()).send({ displayName: plainName.toUpperCase() }),
         409,
         'uniqueness',
       );
       expectScimError(
         await t.http
-          .patch(`${SCIM}/Groups/${admins.body.id}`)
+          .post(`${SCIM}/Groups`)
           .set(scim())
-          .send({
-            schemas: [PATCH_SCHEMA],
-            Operations: [{ op: 'replace', path: 'displayName', value: `${space.slug}:viewer` }],
-          }),
-        400,
-        'mutability',
+          .send({ displayName: `${space.slug}:ADMIN` }),
+        409,
+        'uniqueness',
       );
+      const renamed = await t.http
+        .patch(`${SCIM}/Groups/${admins.body.id}`)
+        .set(scim())
+        .send({
+          schemas: [PATCH_SCHEMA],
+          Operations: [{ op: 'replace', path: 'displayName', value: 'Space admins' }],
+        });
+      expect(renamed.status).toBe(200);
+      expect(renamed.body.displayName).toBe('Space admins');
+      // The mapping follows the group, not its name.
+      expect(
+        await dbQuery(`SELECT role FROM space_memberships WHERE space_id = $1 AND user_id = $2`, [
+          space.id,
+          successor.id,
+        ]),
+      ).toEqual([{ role: 'admin' }]);
       expectScimError(
         await t.http
           .patch(`${SCIM}/Groups/${admins.body.id}`)
@@ -666,9 +710,17 @@ describe('SCIM 2.0', () => {
         400,
         'invalidValue',
       );
+      expectScimError(
+        await t.http
+          .post(`${SCIM}/Groups`)
+          .set(scim())
+          .send({ displayName: 'x'.repeat(257) }),
+        400,
+        'invalidValue',
+      );
     });
 
-    it('PUT sets the member list, moving a member to the group role; DELETE unlinks the group and keeps memberships', async () => {
+    it('PUT sets the member list, raising a direct viewer to the group role; DELETE revokes it and keeps the direct grant', async () => {
       const owner = await createUser(t.http);
       const space = await createSpace(t.http, owner);
       const viewer = await createUser(t.http);
@@ -693,10 +745,151 @@ describe('SCIM 2.0', () => {
         'editor',
       );
 
+      expect(members.body.items.find((m: { user_id: string }) => m.user_id === viewer.id)).toEqual(
+        expect.objectContaining({
+          direct_role: 'viewer',
+          granted_by: [
+            { source: 'direct', role: 'viewer' },
+            {
+              source: 'scim_group',
+              role: 'editor',
+              group_id: group.body.id,
+              group_name: `${space.slug}:editor`,
+            },
+          ],
+        }),
+      );
+
       expect((await t.http.delete(`${SCIM}/Groups/${group.body.id}`).set(scim())).status).toBe(204);
       expectScimError(await t.http.get(`${SCIM}/Groups/${group.body.id}`).set(scim()), 404);
       const after = await t.http.get(`${API}/spaces/${space.slug}/members`).set(bearer(owner));
-      expect(after.body.items.some((m: { user_id: string }) => m.user_id === viewer.id)).toBe(true);
+      expect(after.body.items.find((m: { user_id: string }) => m.user_id === viewer.id)).toEqual(
+        expect.objectContaining({
+          role: 'viewer',
+          direct_role: 'viewer',
+          granted_by: [{ source: 'direct', role: 'viewer' }],
+        }),
+      );
+    });
+  });
+
+  describe('group mappings (/admin/scim-group-mappings)', () => {
+    it("creates, lists, changes and deletes mappings; each change recomputes the members' roles (audited)", async () => {
+      const owner = await createUser(t.http);
+      const space = await createSpace(t.http, owner);
+      const member = await createScimUser();
+      const direct = await createScimUser();
+      await addMember(t.http, owner, space, direct, 'editor');
+      const group = await t.http
+        .post(`${SCIM}/Groups`)
+        .set(scim())
+        .send({
+          displayName: `Analysts ${randomUUID().slice(0, 8)}`,
+          members: [{ value: member.id }, { value: direct.id }],
+        });
+      expect(group.status).toBe(201);
+      const roleOf = async (userId: string) =>
+        (
+          await dbQuery<{ role: string; direct_role: string | null }>(
+            `SELECT role, direct_role FROM space_memberships WHERE space_id = $1 AND user_id = $2`,
+            [space.id, userId],
+          )
+        )[0] ?? null;
+      expect(await roleOf(member.id)).toBeNull();
+
+      const created = await t.http
+        .post(`${API}/admin/scim-group-mappings`)
+        .set(bearer(root))
+        .send({ group_id: group.body.id, space: space.slug, role: 'viewer' });
+      expect(created.status).toBe(201);
+      expect(created.body).toEqual({
+        id: expect.any(String),
+        group_id: group.body.id,
+        group_name: group.body.displayName,
+        space_id: space.id,
+        space: space.slug,
+        role: 'viewer',
+        member_count: 2,
+        created_at: expect.stringMatching(/Z$/),
+        updated_at: expect.stringMatching(/Z$/),
+      });
+      expect(await roleOf(member.id)).toEqual({ role: 'viewer', direct_role: null });
+      // A direct editor stays an editor: the group's viewer role is below.
+      expect(await roleOf(direct.id)).toEqual({ role: 'editor', direct_role: 'editor' });
+
+      const list = await t.http
+        .get(`${API}/admin/scim-group-mappings`)
+        .query({ space: space.slug })
+        .set(bearer(root));
+      expect(list.body).toEqual({ items: [created.body], total: 1 });
+
+      const raised = await t.http
+        .patch(`${API}/admin/scim-group-mappings/${created.body.id}`)
+        .set(bearer(root))
+        .send({ role: 'admin' });
+      expect(raised.status).toBe(200);
+      expect(raised.body.role).toBe('admin');
+      expect(await roleOf(member.id)).toEqual({ role: 'admin', direct_role: null });
+      expect(await roleOf(direct.id)).toEqual({ role: 'admin', direct_role: 'editor' });
+
+      // Removing a direct grant keeps the group's role; a member only through groups cannot be removed directly.
+      expect(
+        (await t.http.delete(`${API}/spaces/${space.slug}/members/${direct.id}`).set(bearer(owner))).status,
+      ).toBe(204);
+      expect(await roleOf(direct.id)).toEqual({ role: 'admin', direct_role: null });
+      expectProblem(
+        await t.http.delete(`${API}/spaces/${space.slug}/members/${member.id}`).set(bearer(owner)),
+        409,
+      );
+      // The owner leaves; the group's members are then the only admins, so the mapping cannot go.
+      expect(
+        (await t.http.delete(`${API}/spaces/${space.slug}/members/${owner.id}`).set(bearer(root))).status,
+      ).toBe(204);
+      expectProblem(
+        await t.http.delete(`${API}/admin/scim-group-mappings/${created.body.id}`).set(bearer(root)),
+        409,
+        /last admin/,
+      );
+      await addMember(t.http, root, space, owner, 'admin');
+      expect(
+        (await t.http.delete(`${API}/admin/scim-group-mappings/${created.body.id}`).set(bearer(root))).status,
+      ).toBe(204);
+      expect(await roleOf(member.id)).toBeNull();
+      expect(await roleOf(direct.id)).toBeNull();
+
+      const audit = await dbQuery<{ action: string }>(
+        `SELECT action FROM audit_log WHERE resource_id = $1 ORDER BY created_at, id`,
+        [created.body.id],
+      );
+      expect(audit.map((a) => a.action)).toEqual([
+        'scim.group_mapping_created',
+        'scim.group_mapping_changed',
+        'scim.group_mapping_deleted',
+      ]);
+    });
+
+    it('refuses unknown groups and spaces (422), a second mapping of a group in a space (409), non-superadmins (403)', async () => {
+      const owner = await createUser(t.http);
+      const space = await createSpace(t.http, owner);
+      const group = await t.http
+        .post(`${SCIM}/Groups`)
+        .set(scim())
+        .send({ displayName: `${space.slug}:viewer` });
+      const send = (body: Record<string, unknown>, who: TestUser = root) =>
+        t.http.post(`${API}/admin/scim-group-mappings`).set(bearer(who)).send(body);
+      expectProblem(await send({ group_id: randomUUID(), space: space.slug, role: 'viewer' }), 422);
+      expectProblem(await send({ group_id: group.body.id, space: 'no-such-space', role: 'viewer' }), 422);
+      expectProblem(await send({ group_id: group.body.id, space: space.slug, role: 'owner' }), 422);
+      // The shortcut name mapped it at creation.
+      expectProblem(await send({ group_id: group.body.id, space: space.slug, role: 'editor' }), 409);
+      expectProblem(await send({ group_id: group.body.id, space: space.slug, role: 'editor' }, owner), 403);
+      expectProblem(
+        await t.http
+          .patch(`${API}/admin/scim-group-mappings/${randomUUID()}`)
+          .set(bearer(root))
+          .send({ role: 'viewer' }),
+        404,
+      );
     });
   });
 });

@@ -267,6 +267,8 @@ describe('spaces', () => {
         email: bob.email,
         full_name: 'Bob User',
         role: 'editor',
+        direct_role: 'editor',
+        granted_by: [{ source: 'direct', role: 'editor' }],
         is_active: true,
         joined_at: expect.stringMatching(/Z$/),
       });

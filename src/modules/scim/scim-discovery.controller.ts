@@ -62,7 +62,7 @@ export class ScimDiscoveryController {
   @Get('Schemas')
   @ScimRoute()
   @Header('Content-Type', SCIM_CONTENT_TYPE)
-  @ApiOperation({ operationId: 'scimSchemas', summary: 'SCIM: the User and Group schemas' })
+  @ApiOperation({ operationId: 'scimSchemas', summary: 'SCIM: the User, Group and Enterprise User schemas' })
   @ScimDocument('A ListResponse of Schema documents.')
   scimSchemas() {
     const schemas = schemaList(this.base);

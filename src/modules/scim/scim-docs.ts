@@ -34,7 +34,7 @@ export const USER_EXAMPLE = {
 
 export const GROUP_EXAMPLE = {
   schemas: ['urn:ietf:params:scim:schemas:core:2.0:Group'],
-  displayName: 'finance:editor',
+  displayName: 'Data team',
   members: [{ value: '3f1c9a52-7a43-4d9e-9d53-0d6cb1e8a6f1' }],
 };
 

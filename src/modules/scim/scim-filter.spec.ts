@@ -7,6 +7,8 @@ const COLUMNS: Record<string, FilterColumn> = {
   externalid: { sql: 'x.external_id', type: 'string', caseExact: true },
   'name.givenname': { sql: 'u.first_name', type: 'string' },
   active: { sql: 'u.is_active', type: 'boolean' },
+  'emails[type eq "work"].value': { sql: 'u.email', type: 'string', lowercased: true },
+  displayname: { sql: 'g.name', type: 'string', eq: (p) => `g.id IN (SELECT id FROM n WHERE k = ${p})` },
 };
 const URN = 'urn:ietf:params:scim:schemas:core:2.0:User';
 
@@ -68,7 +70,31 @@ describe('SCIM filter', () => {
     expect(compile('id eq "ABC"')).toEqual({ sql: 'u.id::text = $1', params: ['abc'] });
   });
 
+  it('reads a value path with a filter as one attribute, written any way (Entra)', () => {
+    expect(compile('emails[type eq "work"].value eq "Ada@Example.com"')).toEqual({
+      sql: 'u.email = $1',
+      params: ['ada@example.com'],
+    });
+    expect(compile(`${URN}:Emails[Type EQ "Work"].Value eq "a" and active eq true`)).toEqual({
+      sql: '(u.email = $1 AND u.is_active = $2)',
+      params: ['a', true],
+    });
+    expect(scimTypeOf(() => compile('emails[type eq "home"].value eq "a"'))).toBe('invalidFilter');
+    expect(scimTypeOf(() => compile('emails[type eq "work" and primary eq true].value eq "a"'))).toBe(
+      'invalidFilter',
+    );
+  });
+
+  it('lets a column build its own eq, lowercased', () => {
+    expect(compile('displayName eq "Data Team"')).toEqual({
+      sql: 'g.id IN (SELECT id FROM n WHERE k = $1)',
+      params: ['data team'],
+    });
+    expect(compile('displayName co "Team"').sql).toBe('lower(g.name) LIKE $1');
+  });
+
   it.each([
+    ['emails[type eq "work".value eq "a"', 'an unclosed bracket'],
     ['userName eq', 'a missing value'],
     ['userName', 'a missing operator'],
     ['userName zz "a"', 'an unknown operator'],

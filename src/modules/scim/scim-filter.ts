@@ -44,7 +44,19 @@ function tokenize(text: string): Token[] {
       i = j + 1;
     } else {
       let j = i;
-      while (j < text.length && !' \t()"'.includes(text[j])) j++;
+      while (j < text.length && !' \t()"'.includes(text[j])) {
+        // A value path (`emails[type eq "work"].value`) is one word, spaces and quotes included.
+        if (text[j] === '[') {
+          let inString = false;
+          while (j < text.length && (inString || text[j] !== ']')) {
+            if (text[j] === '"') inString = !inString;
+            else if (inString && text[j] === '\\') j++;
+            j++;
+          }
+          if (j >= text.length) throw invalid('a "[" is not closed.');
+        }
+        j++;
+      }
       tokens.push({ t: 'word', v: text.slice(i, j) });
       i = j;
     }
@@ -94,7 +106,9 @@ export function parseFilter(text: string): FilterNode {
     }
     if (token.t !== 'word') throw invalid('an attribute name was expected.');
     const attr = token.v;
-    if (!/^[A-Za-z0-9:._$-]+$/.test(attr)) throw invalid(`"${attr}" is not an attribute path.`);
+    if (!/^[A-Za-z0-9:._$-]+(\[[^\]]+\](\.[A-Za-z0-9_$-]+)?)?$/.test(attr)) {
+      throw invalid(`"${attr}" is not an attribute path.`);
+    }
     pos++;
     const opToken = tokens[pos];
     if (opToken?.t !== 'word') throw invalid(`an operator was expected after "${attr}".`);
@@ -126,6 +140,21 @@ function literal(token: Token & { v: string }): ScimValue {
   throw invalid(`"${token.v}" is not a value (strings are quoted).`);
 }
 
+/**
+ * An attribute path lowercased, a value filter in it written one way:
+ * `Emails[Type EQ "Work"].Value` → `emails[type eq "work"].value`.
+ */
+export function canonicalPath(attr: string): string {
+  const bracket = /^([^[]+)\[(.+)\](.*)$/.exec(attr);
+  if (!bracket) return attr.toLowerCase();
+  const inner = parseFilter(bracket[2]);
+  if (inner.kind !== 'compare' || typeof inner.value !== 'string') {
+    throw invalid(`"${attr}": a value filter may only compare one attribute with a string.`);
+  }
+  const value = JSON.stringify(inner.value.toLowerCase());
+  return `${bracket[1]}[${inner.attr} ${inner.op} ${value}]${bracket[3]}`.toLowerCase();
+}
+
 /** How one filterable attribute reads in SQL. */
 export interface FilterColumn {
   sql: string;
@@ -134,6 +163,8 @@ export interface FilterColumn {
   lowercased?: boolean;
   /** Compared exactly (externalId, id), not case-insensitively. */
   caseExact?: boolean;
+  /** Builds `eq` itself (given the lowercased value's parameter), where a plain comparison would miss an index. */
+  eq?: (param: string) => string;
 }
 
 export interface CompiledFilter {
@@ -160,7 +191,7 @@ export function compileFilter(
     return `$${paramOffset + params.length}`;
   };
   const column = (attr: string): FilterColumn => {
-    let name = attr.toLowerCase();
+    let name = canonicalPath(attr);
     for (const urn of schemaUrns) {
       if (name.startsWith(`${urn.toLowerCase()}:`)) name = name.slice(urn.length + 1);
     }
@@ -210,7 +241,7 @@ export function compileFilter(
     const text = exact ? value : value.toLowerCase();
     switch (op) {
       case 'eq':
-        return `${target} = ${param(text)}`;
+        return col.eq && !exact ? col.eq(param(text)) : `${target} = ${param(text)}`;
       case 'ne':
         return `${target} IS DISTINCT FROM ${param(text)}`;
       case 'co':

@@ -24,7 +24,7 @@ import { SCIM_CONTENT_TYPE, withEtag } from './scim-resources';
 type Resource = Record<string, unknown>;
 
 const MAPPING =
-  'A group is the members of one space holding one role, named `<space-slug>:<role>` (role admin, editor or viewer).';
+  'A group is kept as the identity provider sends it: any displayName (up to 256 characters, unique ignoring case), renamable, with its members. What it grants is set by a superadmin under /api/v1.0/admin/scim-group-mappings (one role per space); a member holds in each space the highest of the roles of their mapped groups and the role granted to them directly.';
 
 @ApiTags('SCIM')
 @Controller('scim/v2/Groups')
@@ -37,7 +37,7 @@ export class ScimGroupsController {
   @ApiOperation({
     operationId: 'scimListGroups',
     summary: 'SCIM: list or filter groups',
-    description: `${MAPPING} Groups created through SCIM, oldest first. Filterable attributes: displayName, externalId, id. \`excludedAttributes=members\` leaves members out.`,
+    description: `${MAPPING} Groups created through SCIM, oldest first, with their members (\`display\` is the userName). Filterable attributes: displayName (ignoring case), externalId, id. \`excludedAttributes=members\` leaves members out.`,
   })
   @ScimOk(200, 'A ListResponse of Group resources.', true)
   @ApiScimErrors(400)
@@ -66,7 +66,7 @@ export class ScimGroupsController {
   @ApiOperation({
     operationId: 'scimCreateGroup',
     summary: 'SCIM: create a group',
-    description: `${MAPPING} The space must exist (400 invalidValue otherwise); one group per space and role (409 uniqueness). Members join the space with the group's role. Audited.`,
+    description: `${MAPPING} A displayName already taken answers 409 uniqueness. Shortcut: a group created as \`<space-slug>:<role>\` (role admin, editor or viewer) of an existing space is mapped to that role at once; any other name starts unmapped and grants nothing until mapped. Unknown member ids answer 400 invalidValue. Audited.`,
   })
   @ScimOk(201, 'The created Group resource.')
   @ApiScimErrors(400, 409)
@@ -87,7 +87,7 @@ export class ScimGroupsController {
     operationId: 'scimReplaceGroup',
     summary: 'SCIM: replace a group',
     description:
-      'The displayName cannot change (400 mutability). `members`, when given, becomes the member list: new members join the space with the role (changing the role they had), removed ones leave the space; without `members` they stay as they are. A space keeps its last admin (409).',
+      'Sets displayName (a rename keeps the mappings) and externalId. `members`, when given, becomes the member list and the roles of those who joined or left are recomputed; without `members` they stay as they are. A change that would leave a space without an admin answers 409. Audited.',
   })
   @ScimOk(200, 'The Group resource.')
   @ApiScimErrors(400, 404, 409, 412)
@@ -110,7 +110,7 @@ export class ScimGroupsController {
     operationId: 'scimPatchGroup',
     summary: 'SCIM: change group members (PatchOp)',
     description:
-      '`op` is case-insensitive. `add` with path `members` adds; `remove` with `members[value eq "<id>"]` or with path `members` and a value list removes; `replace` of `members` sets the list; externalId may change, displayName may not (400 mutability). A space keeps its last admin (409). Audited.',
+      '`op` is case-insensitive. `add` with path `members` adds; `remove` with `members[value eq "<id>"]` or with path `members` and a value list removes; `replace` of `members` sets the list; displayName (a rename) and externalId may change. The roles of the members who joined or left are recomputed; a change that would leave a space without an admin answers 409. Audited.',
   })
   @ScimOk(200, 'The Group resource after the operations.')
   @ApiScimErrors(400, 404, 409, 412)
@@ -132,7 +132,7 @@ export class ScimGroupsController {
     operationId: 'scimDeleteGroup',
     summary: 'SCIM: delete a group',
     description:
-      'Unlinks the group from SCIM; the space memberships it granted stay (remove the members first to revoke access). Audited.',
+      'Deletes the group and revokes what it granted: its members keep only the roles they hold directly or through other groups, and leave spaces where they hold none (membership events and audit entries as for any membership change). A deletion that would leave a space without an admin answers 409. Audited.',
   })
   @ApiNoContentResponse({ description: 'Deleted.' })
   @ApiScimErrors(404, 412)

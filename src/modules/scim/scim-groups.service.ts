@@ -8,32 +8,37 @@ import { AuditService } from '../../platform/audit/audit.service';
 import { MembersService } from '../spaces/members.service';
 import { SpacesService } from '../spaces/spaces.service';
 import { UsersService } from '../users/users.service';
+import { ScimGroupRoleMapping } from './entities/scim-group-role-mapping.entity';
 import { ScimGroup } from './entities/scim-group.entity';
+import { GroupMembersQueries, ScimMember } from './scim-group-members.queries';
 import { compileFilter, FilterColumn, parseFilter } from './scim-filter';
-import { groupFromResource, ListParams, pageOf, parseGroupName, scimBase } from './scim-input';
+import {
+  groupFromResource,
+  ListParams,
+  pageOf,
+  requireDisplayName,
+  roleShortcut,
+  scimBase,
+} from './scim-input';
 import { applyGroupPatch, GROUP_SCHEMA, parsePatchBody } from './scim-patch';
 import { listResponse, ScimGroupRow, toScimGroup, versionOf } from './scim-resources';
 import { ScimError } from './scim.errors';
 
 const GROUP_COLUMNS: Record<string, FilterColumn> = {
   id: { sql: 'g.id', type: 'uuid' },
-  displayname: { sql: `(s.slug || ':' || g.role)`, type: 'string' },
+  // lower(display_name) is what the unique index holds, so `displayName eq` is one index probe.
+  displayname: { sql: 'g.display_name', type: 'string' },
   externalid: { sql: 'g.external_id', type: 'string', caseExact: true },
 };
 
-// The space's slug names the group; read along in the same query.
-const SELECT_GROUPS = `SELECT g.id, s.slug, g.role, g.external_id, g.created_at, g.updated_at
-  FROM scim_groups g JOIN spaces s ON s.id = g.space_id`;
-
-interface LoadedGroup extends ScimGroupRow {
-  space_id: string;
-}
+const GROUP_FIELDS = 'g.id, g.display_name, g.external_id, g.created_at, g.updated_at';
 
 /**
- * SCIM Groups over space memberships: a group is the members of one space
- * holding one role, named `<space-slug>:<role>`. Adding a member makes the
- * user a member of the space with that role (changing the role they had);
- * removing one removes their membership. A space keeps its last admin (409).
+ * SCIM Groups as the identity provider sends them: any name, renamable, with
+ * members. What a group grants comes from its role mappings
+ * (ScimGroupMappingsService); every change of members, mappings or the group
+ * itself recomputes the effective roles of the members it touches, in one
+ * statement per mapped space.
  */
 @Injectable()
 export class ScimGroupsService {
@@ -47,6 +52,7 @@ export class ScimGroupsService {
     private readonly spaces: SpacesService,
     private readonly members: MembersService,
     private readonly audit: AuditService,
+    private readonly groupMembers: GroupMembersQueries,
   ) {
     this.base = scimBase(config);
   }
@@ -62,58 +68,53 @@ export class ScimGroupsService {
     }
     const n = values.length;
     const rows = (await this.dataSource.query(
-      `${SELECT_GROUPS} WHERE ${where} ORDER BY g.created_at, g.id OFFSET $${n + 1} LIMIT $${n + 2}`,
+      `SELECT ${GROUP_FIELDS} FROM scim_groups g WHERE ${where} ORDER BY g.created_at, g.id OFFSET $${n + 1} LIMIT $${n + 2}`,
       [...values, startIndex - 1, count],
-    )) as LoadedGroup[];
+    )) as ScimGroupRow[];
     const [{ total }] = (await this.dataSource.query(
-      `SELECT count(*)::int AS total FROM scim_groups g JOIN spaces s ON s.id = g.space_id WHERE ${where}`,
+      `SELECT count(*)::int AS total FROM scim_groups g WHERE ${where}`,
       values,
     )) as { total: number }[];
-    const withMembers = !/\bmembers\b/i.test(params.excludedAttributes ?? '');
-    const resources = [];
-    for (const row of rows) {
-      const members = withMembers ? await this.memberList(this.dataSource.manager, row) : null;
-      resources.push(toScimGroup(row, members, this.base));
-    }
-    return listResponse(resources, total, startIndex);
+    const members = excludesMembers(params.excludedAttributes)
+      ? null
+      : await this.groupMembers.membersOf(
+          this.dataSource.manager,
+          rows.map((r) => r.id),
+        );
+    return listResponse(
+      rows.map((row) => toScimGroup(row, members ? (members.get(row.id) ?? []) : null, this.base)),
+      total,
+      startIndex,
+    );
   }
 
   async get(id: string, excludedAttributes?: string) {
     const row = await this.load(this.dataSource.manager, id, false);
-    const members = /\bmembers\b/i.test(excludedAttributes ?? '')
-      ? null
-      : await this.memberList(this.dataSource.manager, row);
-    return toScimGroup(row, members, this.base);
+    return this.resource(this.dataSource.manager, row, excludesMembers(excludedAttributes));
   }
 
   async create(body: unknown, tokenId: string) {
     const input = groupFromResource(body);
     return this.tx.run(async (em) => {
-      const [space] = await this.spaces.summaries(em, { slugs: [input.slug] });
-      if (!space) {
-        throw new ScimError(
-          400,
-          `No space has the slug "${input.slug}": create the space in Verity first.`,
-          'invalidValue',
-        );
-      }
+      await this.keepNameFree(em, input.displayName);
       const repo = em.getRepository(ScimGroup);
-      if (await repo.existsBy({ spaceId: space.id, role: input.role })) {
-        throw new ScimError(409, `The group ${input.slug}:${input.role} already exists.`, 'uniqueness');
-      }
       const group = await repo.save(
-        repo.create({ spaceId: space.id, role: input.role, externalId: input.externalId }),
+        repo.create({ displayName: input.displayName, externalId: input.externalId }),
       );
+      const mapped = await this.mapByName(em, group.id, input.displayName);
       await this.audit.record(em, null, {
         action: 'scim.group_created',
         resourceType: 'scim_group',
         resourceId: group.id,
-        spaceId: space.id,
-        details: { scim_token_id: tokenId, display_name: `${input.slug}:${input.role}` },
+        spaceId: mapped?.spaceId ?? null,
+        details: {
+          scim_token_id: tokenId,
+          display_name: input.displayName,
+          ...(mapped ? { mapped: { space_id: mapped.spaceId, role: mapped.role } } : {}),
+        },
       });
-      const row = await this.load(em, group.id, true);
-      if (input.members?.length) await this.setMembers(em, row, input.members, tokenId);
-      return this.resource(em, group.id);
+      if (input.members?.length) await this.setMembers(em, group.id, input.members, tokenId, []);
+      return this.resource(em, await this.load(em, group.id, false));
     });
   }
 
@@ -121,13 +122,10 @@ export class ScimGroupsService {
     const input = groupFromResource(body);
     return this.tx.run(async (em) => {
       const row = await this.load(em, id, true, ifMatch);
-      this.keepName(row, `${input.slug}:${input.role}`);
-      if (input.externalId !== row.external_id) {
-        await em.getRepository(ScimGroup).update(id, { externalId: input.externalId });
-      }
+      await this.rename(em, row, input.displayName, input.externalId, tokenId);
       // A PUT without `members` leaves them as they are (some clients rename with a bare PUT).
-      if (input.members) await this.setMembers(em, row, input.members, tokenId);
-      return this.resource(em, id);
+      if (input.members) await this.setMembers(em, id, input.members, tokenId);
+      return this.resource(em, await this.load(em, id, false));
     });
   }
 
@@ -135,56 +133,97 @@ export class ScimGroupsService {
     const operations = parsePatchBody(body);
     return this.tx.run(async (em) => {
       const row = await this.load(em, id, true, ifMatch);
-      const current = (await this.memberList(em, row)).map((m) => m.id);
-      const displayName = `${row.slug}:${row.role}`;
+      const current = await this.groupMembers.memberIds(em, id);
       const next = applyGroupPatch(
-        { displayName, externalId: row.external_id, members: current },
+        { displayName: row.display_name, externalId: row.external_id, members: current },
         operations,
       );
-      this.keepName(row, next.displayName);
-      if (next.externalId !== row.external_id) {
-        await em.getRepository(ScimGroup).update(id, { externalId: next.externalId });
-      }
-      await this.setMembers(em, row, next.members, tokenId, current);
-      return this.resource(em, id);
+      await this.rename(em, row, requireDisplayName(next.displayName), next.externalId, tokenId);
+      await this.setMembers(em, id, next.members, tokenId, current);
+      return this.resource(em, await this.load(em, id, false));
     });
   }
 
-  /** Unlinks the group; the memberships it granted stay (remove the members first to revoke access). */
+  /** Deletes the group and revokes what it granted: its members keep only their other grants. */
   async delete(id: string, tokenId: string, ifMatch?: string): Promise<void> {
     await this.tx.run(async (em) => {
       const row = await this.load(em, id, true, ifMatch);
+      const mappings = await this.mappingsOf(em, id);
+      const memberIds = await this.groupMembers.memberIds(em, id);
       await em.getRepository(ScimGroup).delete(id);
+      let revoked = 0;
+      for (const mapping of mappings) {
+        const changes = await this.members.recomputeRoles(em, null, mapping.spaceId, {
+          userIds: memberIds,
+          details: { scim_group_id: id, reason: 'scim.group_deleted' },
+        });
+        revoked += changes.length;
+      }
       await this.audit.record(em, null, {
         action: 'scim.group_deleted',
         resourceType: 'scim_group',
         resourceId: id,
-        spaceId: row.space_id,
-        details: { scim_token_id: tokenId, display_name: `${row.slug}:${row.role}` },
+        details: {
+          scim_token_id: tokenId,
+          display_name: row.display_name,
+          mappings: mappings.map((m) => ({ space_id: m.spaceId, role: m.role })),
+          memberships_changed: revoked,
+        },
       });
     });
   }
 
-  private keepName(row: LoadedGroup, displayName: string): void {
-    const wanted = parseGroupName(displayName);
-    if (wanted.slug !== row.slug || wanted.role !== row.role) {
-      throw new ScimError(
-        400,
-        'A group is one space and role: its displayName cannot change (create another group instead).',
-        'mutability',
-      );
+  private async rename(
+    em: EntityManager,
+    row: ScimGroupRow,
+    displayName: string,
+    externalId: string | null,
+    tokenId: string,
+  ): Promise<void> {
+    if (displayName === row.display_name && externalId === row.external_id) return;
+    if (displayName.toLowerCase() !== row.display_name.toLowerCase())
+      await this.keepNameFree(em, displayName);
+    await em.getRepository(ScimGroup).update(row.id, { displayName, externalId });
+    if (displayName !== row.display_name) {
+      await this.audit.record(em, null, {
+        action: 'scim.group_renamed',
+        resourceType: 'scim_group',
+        resourceId: row.id,
+        details: {
+          scim_token_id: tokenId,
+          display_name: displayName,
+          previous_display_name: row.display_name,
+        },
+      });
     }
   }
 
-  /** Makes the group's members exactly `wanted` (user ids). */
+  private async keepNameFree(em: EntityManager, displayName: string): Promise<void> {
+    const [taken] = (await em.query(`SELECT 1 FROM scim_groups WHERE lower(display_name) = lower($1)`, [
+      displayName,
+    ])) as unknown[];
+    if (taken) throw new ScimError(409, `A group named ${displayName} already exists.`, 'uniqueness');
+  }
+
+  /** The `<space-slug>:<role>` shortcut: maps a new group so named to that role of that space. */
+  private async mapByName(em: EntityManager, groupId: string, displayName: string) {
+    const shortcut = roleShortcut(displayName);
+    if (!shortcut) return null;
+    const [space] = await this.spaces.summaries(em, { slugs: [shortcut.slug] });
+    if (!space) return null;
+    const repo = em.getRepository(ScimGroupRoleMapping);
+    return repo.save(repo.create({ groupId, spaceId: space.id, role: shortcut.role, createdBy: null }));
+  }
+
+  /** Makes the group's members exactly `wanted` (user ids), then recomputes the roles of those who changed. */
   private async setMembers(
     em: EntityManager,
-    row: LoadedGroup,
+    groupId: string,
     wanted: string[],
     tokenId: string,
     current?: string[],
   ): Promise<void> {
-    const have = new Set(current ?? (await this.memberList(em, row)).map((m) => m.id));
+    const have = new Set(current ?? (await this.groupMembers.memberIds(em, groupId)));
     const want = new Set(wanted);
     const adds = [...want].filter((id) => !have.has(id));
     const removes = [...have].filter((id) => !want.has(id));
@@ -195,40 +234,42 @@ export class ScimGroupsService {
     if (unknown.length) {
       throw new ScimError(400, `No user with id ${unknown.join(', ')}.`, 'invalidValue');
     }
-    const role = row.role as 'admin' | 'editor' | 'viewer';
-    // Adds first, so that swapping admins never leaves the space without one.
-    for (const userId of adds) await this.members.setRole(em, null, row.space_id, userId, role);
-    for (const userId of removes) await this.members.removeMembership(em, null, row.space_id, userId);
-    await em.query(`UPDATE scim_groups SET updated_at = now() WHERE id = $1`, [row.id]);
+    await this.groupMembers.add(em, groupId, adds);
+    await this.groupMembers.remove(em, groupId, removes);
+    await em.query(`UPDATE scim_groups SET updated_at = now() WHERE id = $1`, [groupId]);
+    const mappings = await this.mappingsOf(em, groupId);
+    for (const mapping of mappings) {
+      await this.members.recomputeRoles(em, null, mapping.spaceId, {
+        userIds: [...adds, ...removes],
+        details: { scim_group_id: groupId },
+      });
+    }
     await this.audit.record(em, null, {
       action: 'scim.group_members_changed',
       resourceType: 'scim_group',
-      resourceId: row.id,
-      spaceId: row.space_id,
-      details: { scim_token_id: tokenId, added: adds, removed: removes, role },
+      resourceId: groupId,
+      details: { scim_token_id: tokenId, added: adds, removed: removes },
     });
   }
 
-  private async memberList(em: EntityManager, row: LoadedGroup): Promise<{ id: string; email: string }[]> {
-    const ids = (await this.members.membersOf(em, row.space_id))
-      .filter((m) => m.role === row.role)
-      .map((m) => m.userId);
-    const users = await this.users.findByIds(ids, em);
-    return users.map((u) => ({ id: u.id, email: u.email })).sort((a, b) => a.email.localeCompare(b.email));
+  // Spaces are locked in one order by every writer, so two groups sharing spaces cannot deadlock.
+  private mappingsOf(em: EntityManager, groupId: string): Promise<ScimGroupRoleMapping[]> {
+    return em.getRepository(ScimGroupRoleMapping).find({ where: { groupId }, order: { spaceId: 'ASC' } });
   }
 
-  private async resource(em: EntityManager, id: string) {
-    const row = await this.load(em, id, false);
-    return toScimGroup(row, await this.memberList(em, row), this.base);
+  private async resource(em: EntityManager, row: ScimGroupRow, withoutMembers = false) {
+    const members: ScimMember[] | null = withoutMembers
+      ? null
+      : ((await this.groupMembers.membersOf(em, [row.id])).get(row.id) ?? []);
+    return toScimGroup(row, members, this.base);
   }
 
-  private async load(em: EntityManager, id: string, lock: boolean, ifMatch?: string): Promise<LoadedGroup> {
+  private async load(em: EntityManager, id: string, lock: boolean, ifMatch?: string): Promise<ScimGroupRow> {
     if (!isUuid(id)) throw new ScimError(404, `No group with id ${id}.`);
     const [row] = (await em.query(
-      `SELECT g.id, g.space_id, s.slug, g.role, g.external_id, g.created_at, g.updated_at
-         FROM scim_groups g JOIN spaces s ON s.id = g.space_id WHERE g.id = $1${lock ? ' FOR UPDATE OF g' : ''}`,
+      `SELECT ${GROUP_FIELDS} FROM scim_groups g WHERE g.id = $1${lock ? ' FOR UPDATE' : ''}`,
       [id],
-    )) as LoadedGroup[];
+    )) as ScimGroupRow[];
     if (!row) throw new ScimError(404, `No group with id ${id}.`);
     if (ifMatch && ifMatch !== '*' && ifMatch !== versionOf(row.updated_at)) {
       throw new ScimError(412, 'The group has changed since that version (If-Match).');
@@ -236,3 +277,5 @@ export class ScimGroupsService {
     return row;
   }
 }
+
+const excludesMembers = (excludedAttributes?: string) => /\bmembers\b/i.test(excludedAttributes ?? '');

@@ -1,5 +1,13 @@
 import type { AppConfig } from '../../config/app.config';
-import { parseActive, pickEmail, ScimUserState } from './scim-patch';
+import type { SpaceRoleName } from '../../common/permissions/space-access.port';
+import {
+  ENTERPRISE_USER_SCHEMA,
+  enterpriseFrom,
+  parseActive,
+  pickEmail,
+  requireEmail,
+  ScimUserState,
+} from './scim-patch';
 import { DEFAULT_PAGE, MAX_PAGE } from './scim-resources';
 import { ScimError } from './scim.errors';
 
@@ -30,41 +38,60 @@ function optionalString(value: unknown, attr: string): string | undefined {
   return value.trim();
 }
 
-/** A User resource of a POST or PUT; attributes Verity does not store are ignored. */
+/**
+ * A User resource of a POST or PUT; attributes Verity does not store are
+ * ignored. userName is kept as sent; the account email is the work email
+ * (else the primary, else the first), or userName when it is an email and
+ * no email is sent.
+ */
 export function userFromResource(body: unknown): ScimUserState {
   if (!body || typeof body !== 'object' || Array.isArray(body))
     throw invalidValue('The body must be a User resource.');
   const resource = body as Record<string, unknown>;
-  const userName =
-    optionalString(resource.userName, 'userName') ?? optionalString(pickEmail(resource.emails), 'emails');
+  const userName = optionalString(resource.userName, 'userName');
   if (!userName) throw invalidValue('"userName" is required.');
-  if (!userName.includes('@')) throw invalidValue('userName must be an email address.');
+  const picked = optionalString(pickEmail(resource.emails), 'emails');
+  const email = picked ?? (userName.includes('@') ? userName : undefined);
+  if (!email) {
+    throw invalidValue('A user needs an email: send a work email in "emails", or a userName that is one.');
+  }
   const name = (resource.name ?? {}) as Record<string, unknown>;
   if (typeof name !== 'object') throw invalidValue('"name" must be an object.');
+  const extension = resource[ENTERPRISE_USER_SCHEMA];
   return {
-    userName: userName.toLowerCase(),
+    userName,
+    email: requireEmail(email),
     externalId: optionalString(resource.externalId, 'externalId') || null,
     givenName: optionalString(name.givenName, 'name.givenName') ?? '',
     familyName: optionalString(name.familyName, 'name.familyName') ?? '',
     active: resource.active === undefined ? true : parseActive(resource.active),
+    enterprise: extension === undefined || extension === null ? {} : enterpriseFrom(extension),
   };
 }
 
 export interface GroupInput {
-  slug: string;
-  role: 'admin' | 'editor' | 'viewer';
+  displayName: string;
   externalId: string | null;
   /** Undefined when the resource names no members. */
   members?: string[];
 }
 
-/** Group display names are `<space-slug>:<role>`. */
-export function parseGroupName(displayName: string): { slug: string; role: GroupInput['role'] } {
+/** The `<space-slug>:<role>` shortcut: a group so named is mapped to that role when it is created. */
+export function roleShortcut(displayName: string): { slug: string; role: SpaceRoleName } | null {
   const match = /^([a-z0-9][a-z0-9-]{0,62}):(admin|editor|viewer)$/i.exec(displayName.trim());
-  if (!match) {
-    throw invalidValue('A group displayName is "<space-slug>:<role>" with the role admin, editor or viewer.');
+  return match ? { slug: match[1].toLowerCase(), role: match[2].toLowerCase() as SpaceRoleName } : null;
+}
+
+export const MAX_DISPLAY_NAME = 256;
+
+/** A group displayName: any non-empty text up to 256 characters. */
+export function requireDisplayName(value: unknown): string {
+  const displayName = optionalString(value, 'displayName');
+  if (!displayName) throw invalidValue('"displayName" is required.');
+  if (displayName.length > MAX_DISPLAY_NAME) {
+    throw invalidValue(`"displayName" is at most ${MAX_DISPLAY_NAME} characters.`);
   }
-  return { slug: match[1].toLowerCase(), role: match[2].toLowerCase() as GroupInput['role'] };
+  return displayName;
 }
 
 /** A Group resource of a POST or PUT. */
@@ -72,8 +99,6 @@ export function groupFromResource(body: unknown): GroupInput {
   if (!body || typeof body !== 'object' || Array.isArray(body))
     throw invalidValue('The body must be a Group resource.');
   const resource = body as Record<string, unknown>;
-  const displayName = optionalString(resource.displayName, 'displayName');
-  if (!displayName) throw invalidValue('"displayName" is required.');
   let members: string[] | undefined;
   if (resource.members !== undefined && resource.members !== null) {
     if (!Array.isArray(resource.members)) throw invalidValue('"members" must be a list.');
@@ -84,7 +109,7 @@ export function groupFromResource(body: unknown): GroupInput {
     });
   }
   return {
-    ...parseGroupName(displayName),
+    displayName: requireDisplayName(resource.displayName),
     externalId: optionalString(resource.externalId, 'externalId') || null,
     members,
   };

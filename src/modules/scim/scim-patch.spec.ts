@@ -11,11 +11,13 @@ import {
 import { ScimError } from './scim.errors';
 
 const USER: ScimUserState = {
-  userName: 'ada@example.com',
+  userName: 'Ada@Contoso.onmicrosoft.com',
+  email: 'ada@example.com',
   externalId: 'ext-1',
   givenName: 'Ada',
   familyName: 'Lovelace',
   active: true,
+  enterprise: {},
 };
 
 const ops = (...operations: unknown[]) =>
@@ -90,8 +92,56 @@ describe('SCIM PATCH', () => {
         ...USER,
         givenName: 'Grace',
         familyName: 'Hopper',
-        userName: 'grace@example.com',
+        email: 'grace@example.com',
       });
+    });
+
+    it('keeps userName and the work email apart: a change of one leaves the other', () => {
+      const mail = applyUserPatch(
+        USER,
+        ops({ op: 'Replace', path: 'emails[type eq "work"].value', value: 'a.lovelace@example.com' }),
+      );
+      expect(mail).toEqual({ ...USER, email: 'a.lovelace@example.com' });
+      const login = applyUserPatch(mail, ops({ op: 'Replace', path: 'userName', value: 'Ada@Contoso.com' }));
+      expect(login).toEqual({ ...USER, email: 'a.lovelace@example.com', userName: 'Ada@Contoso.com' });
+      // Another type than work is not the account's address.
+      expect(
+        applyUserPatch(
+          USER,
+          ops({ op: 'add', path: 'emails[type eq "home"].value', value: 'h@example.com' }),
+        ),
+      ).toEqual(USER);
+      expect(
+        scimTypeOf(() =>
+          applyUserPatch(USER, ops({ op: 'replace', path: 'emails[type eq "work"].value', value: 'nope' })),
+        ),
+      ).toBe('invalidValue');
+    });
+
+    it('keeps the enterprise extension: URN paths (Entra), the whole object (Okta), manager as {value}', () => {
+      const urn = 'urn:ietf:params:scim:schemas:extension:enterprise:2.0:User';
+      const entra = applyUserPatch(
+        USER,
+        ops(
+          { op: 'Add', path: `${urn}:department`, value: 'Research' },
+          { op: 'Add', path: `${urn}:manager`, value: 'mgr-1' },
+          { op: 'Add', path: `${urn}:employeeNumber`, value: '42' },
+          { op: 'Replace', value: { [`${urn}:costCenter`]: 'CC-7' } },
+        ),
+      );
+      expect(entra.enterprise).toEqual({
+        department: 'Research',
+        manager: { value: 'mgr-1' },
+        employeeNumber: '42',
+        costCenter: 'CC-7',
+      });
+      const removed = applyUserPatch(entra, ops({ op: 'Remove', path: `${urn}:manager` }));
+      expect(removed.enterprise).not.toHaveProperty('manager');
+      const okta = applyUserPatch(
+        USER,
+        ops({ op: 'replace', value: { [urn]: { division: 'R&D', manager: { value: 'm2' }, unknown: 1 } } }),
+      );
+      expect(okta.enterprise).toEqual({ division: 'R&D', manager: { value: 'm2' } });
     });
 
     it('applies a no-path replace with an object value, dotted keys included (Entra)', () => {
@@ -126,18 +176,20 @@ describe('SCIM PATCH', () => {
           USER,
           ops(
             { op: 'add', path: 'phoneNumbers[type eq "work"].value', value: '+1' },
-            {
-              op: 'replace',
-              path: 'urn:ietf:params:scim:schemas:extension:enterprise:2.0:User:manager',
-              value: { value: 'x' },
-            },
+            { op: 'add', path: 'addresses[type eq "work"].locality', value: 'Paris' },
           ),
         ),
       ).toEqual(USER);
     });
 
-    it('takes the primary email, else the work one, else the first', () => {
+    it('takes the work email, else the primary one, else the first', () => {
       expect(pickEmail([{ value: 'a@x' }, { value: 'b@x', primary: true }])).toBe('b@x');
+      expect(
+        pickEmail([
+          { value: 'p@x', type: 'home', primary: true },
+          { value: 'w@x', type: 'work' },
+        ]),
+      ).toBe('w@x');
       expect(
         pickEmail([
           { value: 'a@x', type: 'home' },

@@ -14,13 +14,27 @@ export interface PatchOperation {
   value?: unknown;
 }
 
+/** The enterprise extension's attributes Verity keeps (RFC 7643 §4.3). */
+export const ENTERPRISE_ATTRIBUTES = [
+  'employeeNumber',
+  'costCenter',
+  'organization',
+  'division',
+  'department',
+  'manager',
+] as const;
+
 /** What Verity keeps of a SCIM user. */
 export interface ScimUserState {
+  /** The identity provider's login name, as sent. */
   userName: string;
+  /** The account email (mail, sign-in, SSO matching): the work email. */
+  email: string;
   externalId: string | null;
   givenName: string;
   familyName: string;
   active: boolean;
+  enterprise: Record<string, unknown>;
 }
 
 /** What Verity keeps of a SCIM group. */
@@ -94,25 +108,71 @@ function requireString(value: unknown, attr: string, allowEmpty = false): string
   return value.trim();
 }
 
-/** The address among `emails` that Verity keeps: the primary one, else the work one, else the first. */
+/** A trimmed email address; 400 invalidValue for anything else. */
+export function requireEmail(value: unknown): string {
+  const email = requireString(value, 'emails.value');
+  if (!/^[^\s@]+@[^\s@]+$/.test(email)) throw invalidValue(`"${email}" is not an email address.`);
+  return email;
+}
+
+/** The address among `emails` that Verity keeps: the work one, else the primary one, else the first. */
 export function pickEmail(value: unknown): string | undefined {
   const list = (Array.isArray(value) ? value : [value]) as Array<Record<string, unknown> | null>;
   const entries = list.filter((e): e is Record<string, unknown> => !!e && typeof e.value === 'string');
+  // Entra maps `mail` to the work email and may mark none primary; Okta marks its one address primary.
   const chosen =
-    entries.find((e) => e.primary === true || e.primary === 'true' || e.primary === 'True') ??
     entries.find((e) => typeof e.type === 'string' && e.type.toLowerCase() === 'work') ??
+    entries.find((e) => e.primary === true || e.primary === 'true' || e.primary === 'True') ??
     entries[0];
   return chosen ? (chosen.value as string) : undefined;
 }
 
+/** The enterprise extension as Verity keeps it: the known attributes, `manager` as `{value}`. */
+export function enterpriseFrom(value: unknown, base: Record<string, unknown> = {}): Record<string, unknown> {
+  if (!value || typeof value !== 'object' || Array.isArray(value)) {
+    throw invalidValue(`"${ENTERPRISE_USER_SCHEMA}" must be an object.`);
+  }
+  const next = { ...base };
+  for (const [key, attr] of Object.entries(value as Record<string, unknown>)) setEnterprise(next, key, attr);
+  return next;
+}
+
+function setEnterprise(target: Record<string, unknown>, attr: string, value: unknown): void {
+  const lowered = attr.toLowerCase() === 'manager.value' ? 'manager' : attr.toLowerCase();
+  const name = ENTERPRISE_ATTRIBUTES.find((a) => a.toLowerCase() === lowered);
+  if (!name) return; // Attributes of the extension Verity does not keep are ignored.
+  if (value === null || value === undefined || value === '') {
+    delete target[name];
+    return;
+  }
+  if (name === 'manager') {
+    // Entra sends the manager's id as a string (or a one-item list); RFC 7643 makes it `{value}`.
+    const single: unknown = Array.isArray(value) ? value[0] : value;
+    const id = single && typeof single === 'object' ? (single as Record<string, unknown>).value : single;
+    if (id === null || id === undefined || id === '') delete target.manager;
+    else target.manager = { value: requireString(id, 'manager.value') };
+    return;
+  }
+  target[name] = requireString(value, `${ENTERPRISE_USER_SCHEMA}:${name}`, true);
+}
+
 /**
  * Applies PATCH operations to a user. Attributes Verity does not store
- * (title, phoneNumbers, the enterprise extension, ...) are accepted and
- * ignored, as identity providers send them on every sync.
+ * (title, phoneNumbers, addresses, ...) are accepted and ignored, as
+ * identity providers send them on every sync.
  */
 export function applyUserPatch(state: ScimUserState, operations: PatchOperation[]): ScimUserState {
-  const next = { ...state };
+  const next = { ...state, enterprise: { ...state.enterprise } };
   const set = (path: string, op: PatchVerb, value: unknown): void => {
+    const enterprisePrefix = `${ENTERPRISE_USER_SCHEMA.toLowerCase()}:`;
+    if (path.toLowerCase() === ENTERPRISE_USER_SCHEMA.toLowerCase()) {
+      next.enterprise = op === 'remove' ? {} : enterpriseFrom(value, op === 'replace' ? {} : next.enterprise);
+      return;
+    }
+    if (path.toLowerCase().startsWith(enterprisePrefix)) {
+      setEnterprise(next.enterprise, path.slice(enterprisePrefix.length), op === 'remove' ? null : value);
+      return;
+    }
     const local = localPath(path, USER_SCHEMA);
     const lowered = local.toLowerCase();
     const removing = op === 'remove';
@@ -138,10 +198,14 @@ export function applyUserPatch(state: ScimUserState, operations: PatchOperation[
         if (name.givenName !== undefined) set('name.givenName', op, name.givenName);
         if (name.familyName !== undefined) set('name.familyName', op, name.familyName);
       }
-    } else if (lowered === 'emails' || lowered.startsWith('emails[')) {
-      if (removing) return; // The email is the user name: it stays.
+    } else if (lowered === 'emails' || lowered === 'emails.value' || lowered.startsWith('emails[')) {
+      // The account needs an email (mail, sign-in): removing it keeps the one there is.
+      if (removing) return;
+      const typed = /^emails\[\s*type\s+eq\s+"([^"]*)"\s*\]/i.exec(local);
+      // Only the work (or untyped) address is the account's; other types are not kept.
+      if (typed && typed[1].toLowerCase() !== 'work') return;
       const email = lowered.endsWith('.value') ? value : pickEmail(value);
-      if (email !== undefined) next.userName = requireString(email, 'emails.value');
+      if (email !== undefined) next.email = requireEmail(email);
     }
   };
   for (const operation of operations) {

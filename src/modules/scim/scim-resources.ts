@@ -24,19 +24,21 @@ export const SCIM_ERROR_SCHEMA_REF = {
 /** A user as SCIM shows it. */
 export interface ScimUserRow {
   id: string;
+  /** The SCIM userName; the email for accounts SCIM did not provision. */
+  user_name: string;
   email: string;
   first_name: string;
   last_name: string;
   is_active: boolean;
   external_id: string | null;
+  enterprise: Record<string, unknown> | null;
   created_at: Date;
   updated_at: Date;
 }
 
 export interface ScimGroupRow {
   id: string;
-  slug: string;
-  role: string;
+  display_name: string;
   external_id: string | null;
   created_at: Date;
   updated_at: Date;
@@ -67,15 +69,17 @@ export const versionOf = (updatedAt: Date) => `W/"${updatedAt.getTime()}"`;
 
 export function toScimUser(row: ScimUserRow, base: string): Record<string, unknown> {
   const displayName = [row.first_name, row.last_name].filter(Boolean).join(' ');
+  const enterprise = row.enterprise && Object.keys(row.enterprise).length ? row.enterprise : null;
   return {
-    schemas: [USER_SCHEMA],
+    schemas: enterprise ? [USER_SCHEMA, ENTERPRISE_USER_SCHEMA] : [USER_SCHEMA],
     id: row.id,
     ...(row.external_id ? { externalId: row.external_id } : {}),
-    userName: row.email,
+    userName: row.user_name,
     name: { givenName: row.first_name, familyName: row.last_name, formatted: displayName },
     ...(displayName ? { displayName } : {}),
     emails: [{ value: row.email, type: 'work', primary: true }],
     active: row.is_active,
+    ...(enterprise ? { [ENTERPRISE_USER_SCHEMA]: enterprise } : {}),
     meta: {
       resourceType: 'User',
       created: row.created_at.toISOString(),
@@ -88,16 +92,16 @@ export function toScimUser(row: ScimUserRow, base: string): Record<string, unkno
 
 export function toScimGroup(
   row: ScimGroupRow,
-  members: { id: string; email: string }[] | null,
+  members: { id: string; display: string }[] | null,
   base: string,
 ): Record<string, unknown> {
   return {
     schemas: [GROUP_SCHEMA],
     id: row.id,
     ...(row.external_id ? { externalId: row.external_id } : {}),
-    displayName: `${row.slug}:${row.role}`,
+    displayName: row.display_name,
     ...(members
-      ? { members: members.map((m) => ({ value: m.id, display: m.email, $ref: `${base}/Users/${m.id}` })) }
+      ? { members: members.map((m) => ({ value: m.id, display: m.display, $ref: `${base}/Users/${m.id}` })) }
       : {}),
     meta: {
       resourceType: 'Group',
@@ -148,7 +152,8 @@ export function resourceTypeList(base: string) {
       id: 'User',
       name: 'User',
       endpoint: '/Users',
-      description: 'A Verity account; userName is its email.',
+      description:
+        'A Verity account: userName is the identity provider login, the work email is the account email.',
       schema: USER_SCHEMA,
       schemaExtensions: [{ schema: ENTERPRISE_USER_SCHEMA, required: false }],
       meta: { resourceType: 'ResourceType', location: `${base}/ResourceTypes/User` },
@@ -158,7 +163,8 @@ export function resourceTypeList(base: string) {
       id: 'Group',
       name: 'Group',
       endpoint: '/Groups',
-      description: 'The members of one space with one role, named `<space-slug>:<role>`.',
+      description:
+        'A group as the identity provider sends it; a superadmin maps it to space roles (/api/v1.0/admin/scim-group-mappings).',
       schema: GROUP_SCHEMA,
       meta: { resourceType: 'ResourceType', location: `${base}/ResourceTypes/Group` },
     },
@@ -191,7 +197,8 @@ export function schemaList(base: string) {
       attribute('userName', 'string', {
         required: true,
         uniqueness: 'server',
-        description: 'The email, lowercased.',
+        description:
+          'The identity provider login (for example the userPrincipalName), kept as sent; unique ignoring case. Not the account email.',
       }),
       attribute('externalId', 'string', { caseExact: true }),
       attribute('name', 'complex', {
@@ -204,6 +211,8 @@ export function schemaList(base: string) {
       attribute('displayName', 'string', { mutability: 'readOnly' }),
       attribute('emails', 'complex', {
         multiValued: true,
+        description:
+          'The account email (mail, password sign-in, SSO matching) is the work email, else the primary, else the first; Verity keeps one.',
         subAttributes: [
           attribute('value', 'string'),
           attribute('type', 'string'),
@@ -218,12 +227,13 @@ export function schemaList(base: string) {
     schemas: ['urn:ietf:params:scim:schemas:core:2.0:Schema'],
     id: GROUP_SCHEMA,
     name: 'Group',
-    description: 'The members of one space with one role.',
+    description: 'A group of users; the space roles it grants are mapped by a superadmin.',
     attributes: [
       attribute('displayName', 'string', {
         required: true,
         uniqueness: 'server',
-        description: '`<space-slug>:<role>`.',
+        description:
+          'Any name up to 256 characters, unique ignoring case. A group created as `<space-slug>:<role>` of an existing space is mapped to that role.',
       }),
       attribute('externalId', 'string', { caseExact: true }),
       attribute('members', 'complex', {
@@ -237,5 +247,27 @@ export function schemaList(base: string) {
     ],
     meta: { resourceType: 'Schema', location: `${base}/Schemas/${GROUP_SCHEMA}` },
   };
-  return [user, group];
+  const stringAttr = (name: string) => attribute(name, 'string');
+  const enterprise = {
+    schemas: ['urn:ietf:params:scim:schemas:core:2.0:Schema'],
+    id: ENTERPRISE_USER_SCHEMA,
+    name: 'EnterpriseUser',
+    description: 'Enterprise User (RFC 7643 §4.3): kept as sent, returned on reads.',
+    attributes: [
+      stringAttr('employeeNumber'),
+      stringAttr('costCenter'),
+      stringAttr('organization'),
+      stringAttr('division'),
+      stringAttr('department'),
+      attribute('manager', 'complex', {
+        subAttributes: [
+          attribute('value', 'string'),
+          attribute('$ref', 'reference', { referenceTypes: ['User'] }),
+          attribute('displayName', 'string', { mutability: 'readOnly' }),
+        ],
+      }),
+    ],
+    meta: { resourceType: 'Schema', location: `${base}/Schemas/${ENTERPRISE_USER_SCHEMA}` },
+  };
+  return [user, group, enterprise];
 }

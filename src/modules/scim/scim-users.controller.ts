@@ -35,7 +35,7 @@ export class ScimUsersController {
     operationId: 'scimListUsers',
     summary: 'SCIM: list or filter users',
     description:
-      'Every Verity account (except those deleted through SCIM), oldest first, as a ListResponse. Filterable attributes: userName, emails.value, externalId, displayName, name.givenName, name.familyName, active, id. String comparisons ignore case except externalId and id.',
+      'Every Verity account (except those deleted through SCIM), oldest first, as a ListResponse. An account SCIM did not provision has its email as userName. Filterable attributes: userName, emails, emails.value, emails[type eq "work"].value, externalId, displayName, name.givenName, name.familyName, active, id. String comparisons ignore case except externalId and id.',
   })
   @ScimOk(200, 'A ListResponse of User resources.', true)
   @ApiScimErrors(400)
@@ -65,7 +65,7 @@ export class ScimUsersController {
     operationId: 'scimCreateUser',
     summary: 'SCIM: provision a user',
     description:
-      'userName must be an email; it is lowercased and becomes the login. The account has no password (it signs in through SSO). A userName already taken answers 409 uniqueness, except an account deleted through SCIM, which is restored. Attributes Verity does not store are ignored. Audited.',
+      "userName is the identity provider login (for example Entra's userPrincipalName), kept as sent and unique ignoring case. The account email (mail, sign-in and SSO matching) is kept apart: the work address of `emails`, else the primary, else the first, else userName when it is an email (400 invalidValue when there is none). The account has no password (it signs in through SSO). A userName or email already taken answers 409 uniqueness, except an account deleted through SCIM, which is restored. The enterprise extension (employeeNumber, costCenter, organization, division, department, manager) is kept and returned; other attributes Verity does not store are ignored. Audited.",
   })
   @ScimOk(201, 'The created User resource.')
   @ApiScimErrors(400, 409)
@@ -86,7 +86,7 @@ export class ScimUsersController {
     operationId: 'scimReplaceUser',
     summary: 'SCIM: replace a user',
     description:
-      'Sets userName, name, active (default true) and externalId as given. `active: false` deactivates the account and revokes its sessions and API keys. Audited.',
+      'Sets userName, the email (as on creation), name, active (default true), externalId and the enterprise extension as given. `active: false` deactivates the account and revokes its sessions and API keys. Audited.',
   })
   @ScimOk(200, 'The User resource.')
   @ApiScimErrors(400, 404, 409, 412)
@@ -109,7 +109,7 @@ export class ScimUsersController {
     operationId: 'scimPatchUser',
     summary: 'SCIM: update a user (PatchOp)',
     description:
-      '`op` is case-insensitive (add, replace, remove). Paths: active (a boolean or "True"/"False"), userName, externalId, name, name.givenName, name.familyName, emails, emails[type eq "work"].value; without a path the value is an object of attributes (dotted keys allowed). Deactivation revokes the sessions and API keys. Audited.',
+      '`op` is case-insensitive (add, replace, remove). Paths: active (a boolean or "True"/"False"), userName (the login only), emails or emails[type eq "work"].value (the account email only; other types are ignored, and the email cannot be removed), externalId, name, name.givenName, name.familyName, and the enterprise extension by URN (`urn:ietf:params:scim:schemas:extension:enterprise:2.0:User:department`, or the whole object); without a path the value is an object of attributes (dotted keys and URN keys allowed). Deactivation revokes the sessions and API keys. Audited.',
   })
   @ScimOk(200, 'The User resource after the operations.')
   @ApiScimErrors(400, 404, 409, 412)

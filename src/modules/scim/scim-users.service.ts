@@ -20,11 +20,29 @@ import { listResponse, ScimUserRow, toScimUser, versionOf } from './scim-resourc
 import { ScimError } from './scim.errors';
 import { ListParams, pageOf, scimBase, userFromResource } from './scim-input';
 
+// userName is the SCIM link's user_name, or the email of an account SCIM did not provision.
+const USER_NAME = 'coalesce(su.user_name, u.email)';
+
+/**
+ * The accounts whose userName is `param` (lowercased): each side of the union
+ * walks a unique index (lower(user_name), then the email), where a
+ * comparison of the coalesce would read every account.
+ */
+const userNameIs = (param: string) =>
+  `u.id IN (SELECT s1.user_id FROM scim_users s1 WHERE lower(s1.user_name) = ${param}
+            UNION ALL
+            SELECT u1.id FROM users u1 WHERE u1.email = ${param}
+               AND NOT EXISTS (SELECT 1 FROM scim_users s2 WHERE s2.user_id = u1.id AND s2.user_name IS NOT NULL))`;
+
+const EMAIL: FilterColumn = { sql: 'u.email', type: 'string', lowercased: true };
+
 const USER_COLUMNS: Record<string, FilterColumn> = {
   id: { sql: 'u.id', type: 'uuid' },
-  username: { sql: 'u.email', type: 'string', lowercased: true },
-  emails: { sql: 'u.email', type: 'string', lowercased: true },
-  'emails.value': { sql: 'u.email', type: 'string', lowercased: true },
+  username: { sql: USER_NAME, type: 'string', eq: userNameIs },
+  emails: EMAIL,
+  'emails.value': EMAIL,
+  // Verity keeps one address, the work one.
+  'emails[type eq "work"].value': EMAIL,
   externalid: { sql: 'su.external_id', type: 'string', caseExact: true },
   displayname: { sql: `concat_ws(' ', nullif(u.first_name, ''), nullif(u.last_name, ''))`, type: 'string' },
   'name.givenname': { sql: 'u.first_name', type: 'string' },
@@ -34,7 +52,8 @@ const USER_COLUMNS: Record<string, FilterColumn> = {
 
 // SCIM reads the account with its SCIM link in one query: the users table belongs to the users
 // module, read here (never written) so that a filtered page is one indexed round trip.
-const USER_FIELDS = `u.id, u.email, u.first_name, u.last_name, u.is_active, su.external_id, u.created_at,
+const USER_FIELDS = `u.id, ${USER_NAME} AS user_name, u.email, u.first_name, u.last_name, u.is_active,
+       su.external_id, su.enterprise, u.created_at,
        GREATEST(u.updated_at, su.updated_at) AS updated_at`;
 const FROM_USERS = 'FROM users u LEFT JOIN scim_users su ON su.user_id = u.id';
 const SELECT_USERS = `SELECT ${USER_FIELDS} ${FROM_USERS}`;
@@ -42,7 +61,11 @@ const VISIBLE = 'su.deleted_at IS NULL';
 
 const DEPROVISIONED = 'scim_deprovisioned';
 
-/** SCIM Users over Verity accounts: userName is the email; DELETE deactivates and hides the account. */
+/**
+ * SCIM Users over Verity accounts: userName is the identity provider's login,
+ * kept beside the account; the work email is the account email. DELETE
+ * deactivates and hides the account.
+ */
 @Injectable()
 export class ScimUsersService {
   private readonly base: string;
@@ -118,46 +141,51 @@ export class ScimUsersService {
   async create(body: unknown, tokenId: string): Promise<Record<string, unknown>> {
     const input = userFromResource(body);
     return this.tx.run(async (em) => {
-      const [existing] = await this.users.findByEmails([input.userName], em);
-      let userId: string;
-      if (existing) {
-        const link = (await em.query(`SELECT deleted_at FROM scim_users WHERE user_id = $1 FOR UPDATE`, [
-          existing.id,
-        ])) as { deleted_at: Date | null }[];
-        if (!link[0]?.deleted_at) {
-          throw new ScimError(
-            409,
-            `A user with the userName ${input.userName} already exists.`,
-            'uniqueness',
-          );
-        }
-        // Provisioned again after a SCIM delete: the same account comes back.
-        userId = existing.id;
-        const before = await this.state(em, userId, { includeDeleted: true });
-        await this.applyState(em, userId, before, input, tokenId, 'scim.user_restored');
-      } else {
-        const user = await this.users.create(
-          em,
-          {
-            email: input.userName,
-            passwordHash: null,
-            firstName: input.givenName,
-            lastName: input.familyName,
-            isActive: input.active,
-            isSuperadmin: false,
-          },
-          null,
-        );
-        userId = user.id;
-        await this.link(em, userId, input.externalId, false);
-        await this.audit.record(em, null, {
-          action: 'scim.user_created',
-          resourceType: 'user',
-          resourceId: userId,
-          details: { scim_token_id: tokenId, user_name: input.userName, active: input.active },
-        });
+      // The accounts with this userName or this email, in one round trip (a full sync creates thousands).
+      const found = await this.withUserName(em, input.userName, input.email);
+      const named = found.filter((row) => row.by_name);
+      if (named.some((row) => !row.deleted_at)) {
+        throw new ScimError(409, `A user with the userName ${input.userName} already exists.`, 'uniqueness');
       }
-      return toScimUser(await this.load(em, userId, false), this.base);
+      // Provisioned again after a SCIM delete: the same account comes back.
+      let restoring: string | undefined = named[0]?.id;
+      if (!restoring) {
+        const existing = found.find((row) => row.by_email);
+        if (existing && !existing.deleted_at) {
+          throw new ScimError(409, `An account with the email ${input.email} already exists.`, 'uniqueness');
+        }
+        restoring = existing?.id;
+      }
+      if (restoring) {
+        const before = await this.state(em, restoring, { includeDeleted: true });
+        await this.applyState(em, restoring, before, input, tokenId, 'scim.user_restored');
+        return toScimUser(await this.load(em, restoring, false), this.base);
+      }
+      const user = await this.users.create(
+        em,
+        {
+          email: input.email,
+          passwordHash: null,
+          firstName: input.givenName,
+          lastName: input.familyName,
+          isActive: input.active,
+          isSuperadmin: false,
+        },
+        null,
+      );
+      await this.link(em, user.id, input, false);
+      await this.audit.record(em, null, {
+        action: 'scim.user_created',
+        resourceType: 'user',
+        resourceId: user.id,
+        details: {
+          scim_token_id: tokenId,
+          user_name: input.userName,
+          email: input.email,
+          active: input.active,
+        },
+      });
+      return toScimUser(await this.load(em, user.id, false), this.base);
     });
   }
 
@@ -185,7 +213,7 @@ export class ScimUsersService {
     await this.tx.run(async (em) => {
       const before = await this.state(em, id, { ifMatch });
       await this.applyState(em, id, before, { ...before, active: false }, tokenId, 'scim.user_deactivated');
-      await this.link(em, id, before.externalId, true);
+      await this.link(em, id, before, true);
       await this.audit.record(em, null, {
         action: 'scim.user_deleted',
         resourceType: 'user',
@@ -203,26 +231,31 @@ export class ScimUsersService {
     tokenId: string,
     action: string,
   ): Promise<void> {
-    if (!after.userName.includes('@')) {
-      throw new ScimError(400, 'userName must be an email address.', 'invalidValue');
-    }
-    const userName = after.userName.toLowerCase();
     const changed: string[] = [];
-    if (userName !== before.userName) changed.push('userName');
+    if (after.userName !== before.userName) changed.push('userName');
+    if (after.email.toLowerCase() !== before.email) changed.push('emails');
     if (after.givenName !== before.givenName) changed.push('name.givenName');
     if (after.familyName !== before.familyName) changed.push('name.familyName');
     if (after.active !== before.active) changed.push('active');
     if (after.externalId !== before.externalId) changed.push('externalId');
-    if (changed.some((field) => field !== 'externalId')) {
+    if (JSON.stringify(after.enterprise) !== JSON.stringify(before.enterprise))
+      changed.push(ENTERPRISE_USER_SCHEMA);
+    if (after.userName.toLowerCase() !== before.userName.toLowerCase()) {
+      const taken = (await this.withUserName(em, after.userName)).some((row) => row.id !== userId);
+      if (taken) {
+        throw new ScimError(409, `A user with the userName ${after.userName} already exists.`, 'uniqueness');
+      }
+    }
+    if (changed.some((field) => ['emails', 'name.givenName', 'name.familyName', 'active'].includes(field))) {
       await this.users.updateIdentity(em, userId, {
-        email: userName,
+        email: after.email,
         firstName: after.givenName,
         lastName: after.familyName,
         isActive: after.active,
       });
     }
     // Always written: it restores a SCIM-deleted account and records the link.
-    await this.link(em, userId, after.externalId, false);
+    await this.link(em, userId, after, false);
     if (before.active && !after.active) {
       await this.sessions.revokeAllOf(em, userId, DEPROVISIONED);
       await this.apiKeys.revokeAllOf(em, userId, DEPROVISIONED);
@@ -241,15 +274,42 @@ export class ScimUsersService {
     }
   }
 
-  private async link(em: EntityManager, userId: string, externalId: string | null, deleted: boolean) {
+  /**
+   * The accounts (SCIM-deleted ones too) whose userName is `userName`, ignoring case, and,
+   * when given, the one whose email is `email`.
+   */
+  private async withUserName(
+    em: EntityManager,
+    userName: string,
+    email?: string,
+  ): Promise<{ id: string; deleted_at: Date | null; by_name: boolean; by_email: boolean }[]> {
+    const byEmail = email ? ' UNION ALL SELECT u3.id FROM users u3 WHERE u3.email = $2' : '';
+    const where = `${userNameIs('$1').slice(0, -1)}${byEmail})`;
+    return (await em.query(
+      `SELECT u.id, su.deleted_at, lower(${USER_NAME}) = $1 AS by_name, ${email ? 'u.email = $2' : 'false'} AS by_email
+         ${FROM_USERS} WHERE ${where}`,
+      email ? [userName.toLowerCase(), email.toLowerCase()] : [userName.toLowerCase()],
+    )) as { id: string; deleted_at: Date | null; by_name: boolean; by_email: boolean }[];
+  }
+
+  private async link(
+    em: EntityManager,
+    userId: string,
+    state: Pick<ScimUserState, 'userName' | 'externalId' | 'enterprise'>,
+    deleted: boolean,
+  ) {
     await em.query(
-      `INSERT INTO scim_users (user_id, external_id, deleted_at) VALUES ($1, $2, CASE WHEN $3 THEN now() END)
+      `INSERT INTO scim_users (user_id, external_id, user_name, enterprise, deleted_at)
+       VALUES ($1, $2, $3, $4::jsonb, CASE WHEN $5 THEN now() END)
        ON CONFLICT (user_id) DO UPDATE
-         SET external_id = EXCLUDED.external_id, deleted_at = EXCLUDED.deleted_at,
+         SET external_id = EXCLUDED.external_id, user_name = EXCLUDED.user_name,
+             enterprise = EXCLUDED.enterprise, deleted_at = EXCLUDED.deleted_at,
              updated_at = CASE WHEN scim_users.external_id IS DISTINCT FROM EXCLUDED.external_id
+                                 OR scim_users.user_name IS DISTINCT FROM EXCLUDED.user_name
+                                 OR scim_users.enterprise IS DISTINCT FROM EXCLUDED.enterprise
                                  OR scim_users.deleted_at IS DISTINCT FROM EXCLUDED.deleted_at
                                THEN now() ELSE scim_users.updated_at END`,
-      [userId, externalId, deleted],
+      [userId, state.externalId, state.userName, JSON.stringify(state.enterprise), deleted],
     );
   }
 
@@ -274,11 +334,13 @@ export class ScimUsersService {
   ): Promise<ScimUserState> {
     const row = await this.load(em, id, true, options.ifMatch, options.includeDeleted);
     return {
-      userName: row.email,
+      userName: row.user_name,
+      email: row.email,
       externalId: row.external_id,
       givenName: row.first_name,
       familyName: row.last_name,
       active: row.is_active,
+      enterprise: row.enterprise ?? {},
     };
   }
 }

@@ -38,7 +38,8 @@ export class MembersController {
   @ApiOperation({
     operationId: 'listSpaceMembers',
     summary: 'List the members of a space (Space Admin)',
-    description: 'In the order they joined. `{items, total}` with `skip`/`limit`.',
+    description:
+      'In the order they joined. `{items, total}` with `skip`/`limit`. `role` is the effective role, the highest of `direct_role` and the roles of the mapped SCIM groups the member is in; `granted_by` lists where it comes from.',
   })
   @ApiOkResponse({ type: PageOf(MemberResponse) })
   @ApiProblems(422)
@@ -57,7 +58,7 @@ export class MembersController {
     operationId: 'addSpaceMember',
     summary: 'Add a user to a space with a role (Space Admin)',
     description:
-      'A `user_id` that names no active user answers 422; a user who is already a member answers 409.',
+      'Grants the role directly. A `user_id` that names no active user answers 422; a user who already holds a direct role answers 409. A member only through SCIM groups gets the direct role beside them (the effective role is the higher of the two).',
   })
   @ApiCreatedResponse({ type: MemberResponse })
   @ApiProblems(409, 422)
@@ -76,7 +77,7 @@ export class MembersController {
     operationId: 'updateSpaceMember',
     summary: "Change a member's role (Space Admin)",
     description:
-      'Demoting the last admin of the space answers 409. Role changes are written to the audit log.',
+      "Sets the direct role; the effective role stays at least what the member's mapped SCIM groups grant. Demoting the last admin of the space answers 409. Role changes are written to the audit log.",
   })
   @ApiOkResponse({ type: MemberResponse })
   @ApiProblems(409, 422)
@@ -96,7 +97,7 @@ export class MembersController {
     operationId: 'removeSpaceMember',
     summary: 'Remove a member from a space (Space Admin)',
     description:
-      'Removing the last admin answers 409. The product governance roles (owner, steward) the user holds in the space stay until changed on the products.',
+      'Removes the direct role. A member who also holds a role through mapped SCIM groups stays with that role; one who holds it only through groups answers 409 `granted_by_group` (remove them from the group in the identity provider, or remove the mapping). Removing the last admin answers 409. The product governance roles (owner, steward) the user holds in the space stay until changed on the products.',
   })
   @ApiNoContentResponse({ description: 'Removed.' })
   @ApiProblems(409, 422)

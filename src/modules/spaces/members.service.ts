@@ -14,6 +14,15 @@ import { MemberResponse } from './dto/space.responses';
 import { SpaceMembership } from './entities/space-membership.entity';
 import { Space } from './entities/space.entity';
 import { toMemberResponse } from './spaces.mapper';
+import {
+  adminsAfter,
+  groupGrantsOf,
+  highestRole,
+  recomputeSpaceRoles,
+  RoleChange,
+} from './membership-roles.queries';
+
+type MembershipEventType = 'space.member_added' | 'space.member_role_changed' | 'space.member_removed';
 
 @Injectable()
 export class MembersService {
@@ -34,13 +43,19 @@ export class MembersService {
       .skip(query.skip ?? 0)
       .take(query.limit ?? 50)
       .getManyAndCount();
-    const users = new Map(
-      (await this.users.findByIds(memberships.map((m) => m.userId))).map((u) => [u.id, u]),
-    );
+    const ids = memberships.map((m) => m.userId);
+    const users = new Map((await this.users.findByIds(ids)).map((u) => [u.id, u]));
+    const grants = await groupGrantsOf(this.memberships.manager, access.space.id, ids);
     return {
       items: memberships
         .filter((m) => users.has(m.userId))
-        .map((m) => toMemberResponse(m, users.get(m.userId)!)),
+        .map((m) =>
+          toMemberResponse(
+            m,
+            users.get(m.userId)!,
+            grants.filter((g) => g.user_id === m.userId),
+          ),
+        ),
       total,
     };
   }
@@ -52,15 +67,15 @@ export class MembersService {
       if (!user || !user.isActive) {
         throw ValidationFailed.field('user_id', 'user_id does not name an active user.');
       }
-      const repo = em.getRepository(SpaceMembership);
-      if (await repo.existsBy({ spaceId: access.space.id, userId: user.id })) {
+      const current = await em
+        .getRepository(SpaceMembership)
+        .findOneBy({ spaceId: access.space.id, userId: user.id });
+      if (current?.directRole) {
         throw new Conflict('The user is already a member of this space.', 'already_member');
       }
-      const membership = await repo.save(
-        repo.create({ spaceId: access.space.id, userId: user.id, role: dto.role as SpaceRoleName }),
-      );
-      await this.record(em, actor, 'space.member_added', access.space.id, user.id, { role: membership.role });
-      return toMemberResponse(membership, user);
+      // A member through SCIM groups only gets a direct grant beside them.
+      await this.applyDirect(em, actor, access.space.id, user.id, dto.role as SpaceRoleName);
+      return this.memberResponse(em, access.space.id, user.id);
     });
   }
 
@@ -72,20 +87,9 @@ export class MembersService {
   ): Promise<MemberResponse> {
     return this.tx.run(async (em) => {
       await this.lockSpace(em, access.space.id);
-      const membership = await this.requireMember(em, access, userId);
-      const role = dto.role as SpaceRoleName;
-      const previous = membership.role;
-      if (previous !== role) {
-        if (previous === 'admin') await this.keepOneAdmin(em, access.space.id, 'demoted');
-        membership.role = role;
-        await em.getRepository(SpaceMembership).update({ spaceId: access.space.id, userId }, { role });
-        await this.record(em, actor, 'space.member_role_changed', access.space.id, userId, {
-          role,
-          previous_role: previous,
-        });
-      }
-      const user = await this.users.findById(userId, em);
-      return toMemberResponse(membership, user!);
+      await this.requireMember(em, access, userId);
+      await this.applyDirect(em, actor, access.space.id, userId, dto.role as SpaceRoleName);
+      return this.memberResponse(em, access.space.id, userId);
     });
   }
 
@@ -93,17 +97,19 @@ export class MembersService {
     await this.tx.run(async (em) => {
       await this.lockSpace(em, access.space.id);
       const membership = await this.requireMember(em, access, userId);
-      if (membership.role === 'admin') await this.keepOneAdmin(em, access.space.id, 'removed');
-      await em.getRepository(SpaceMembership).delete({ spaceId: access.space.id, userId });
-      await this.record(em, actor, 'space.member_removed', access.space.id, userId, {
-        role: membership.role,
-      });
+      if (!membership.directRole) {
+        throw new Conflict(
+          'The user is a member only through SCIM groups: remove them from the group in the identity provider, or remove the group mapping.',
+          'granted_by_group',
+        );
+      }
+      await this.applyDirect(em, actor, access.space.id, userId, null);
     });
   }
 
   // Used by provisioning (SCIM groups) and the permissions import, inside their transactions.
 
-  /** The members of a space with their roles. */
+  /** The members of a space with their effective roles. */
   async membersOf(em: EntityManager, spaceId: string): Promise<{ userId: string; role: SpaceRoleName }[]> {
     return em
       .getRepository(SpaceMembership)
@@ -111,8 +117,9 @@ export class MembersService {
   }
 
   /**
-   * Makes the user a member with the role (adds, or changes the role), keeping
-   * a space's last admin (409). Answers what changed.
+   * Grants the user the role directly (adds, or changes their direct role),
+   * keeping a space's last admin (409). Answers what changed in their
+   * effective role.
    */
   async setRole(
     em: EntityManager,
@@ -122,24 +129,15 @@ export class MembersService {
     role: SpaceRoleName,
   ): Promise<'added' | 'updated' | 'unchanged'> {
     await this.lockSpace(em, spaceId);
-    const repo = em.getRepository(SpaceMembership);
-    const current = await repo.findOneBy({ spaceId, userId });
-    if (current?.role === role) return 'unchanged';
-    if (!current) {
-      await repo.insert({ spaceId, userId, role });
-      await this.record(em, actor, 'space.member_added', spaceId, userId, { role });
-      return 'added';
-    }
-    if (current.role === 'admin') await this.keepOneAdmin(em, spaceId, 'demoted');
-    await repo.update({ spaceId, userId }, { role });
-    await this.record(em, actor, 'space.member_role_changed', spaceId, userId, {
-      role,
-      previous_role: current.role,
-    });
-    return 'updated';
+    const change = await this.applyDirect(em, actor, spaceId, userId, role);
+    if (!change) return 'unchanged';
+    return change.previous_role ? 'updated' : 'added';
   }
 
-  /** Removes a membership if there is one, keeping a space's last admin (409). */
+  /**
+   * Removes the user's direct grant if there is one, keeping a space's last
+   * admin (409); roles granted by SCIM groups stay.
+   */
   async removeMembership(
     em: EntityManager,
     actor: Actor | null,
@@ -148,38 +146,119 @@ export class MembersService {
   ): Promise<boolean> {
     await this.lockSpace(em, spaceId);
     const membership = await em.getRepository(SpaceMembership).findOneBy({ spaceId, userId });
-    if (!membership) return false;
-    if (membership.role === 'admin') await this.keepOneAdmin(em, spaceId, 'removed');
-    await em.getRepository(SpaceMembership).delete({ spaceId, userId });
-    await this.record(em, actor, 'space.member_removed', spaceId, userId, { role: membership.role });
+    if (!membership?.directRole) return false;
+    await this.applyDirect(em, actor, spaceId, userId, null);
     return true;
   }
 
-  // Membership changes of one space are serialised on the space row, so the last-admin rule holds under races.
-  /** A membership change as an outbox event and an audit entry of the same name. */
-  private async record(
+  /**
+   * Brings the effective roles of the space's members (of `userIds` only,
+   * when given) in line with their direct and group grants: one statement
+   * for the space, then one for the events and one for the audit entries.
+   * A change that would leave the space without an admin answers 409 (the
+   * caller's transaction rolls it back).
+   */
+  async recomputeRoles(
     em: EntityManager,
     actor: Actor | null,
-    type: 'space.member_added' | 'space.member_role_changed' | 'space.member_removed',
     spaceId: string,
-    userId: string,
-    details: { role: SpaceRoleName; previous_role?: SpaceRoleName },
-  ): Promise<void> {
-    await this.outbox.append(em, {
-      type,
-      spaceId,
-      actorId: actor?.userId ?? null,
-      data: { space_id: spaceId, user_id: userId, ...details },
-    });
-    await this.audit.record(em, actor, {
-      action: type,
-      resourceType: 'space_membership',
-      resourceId: userId,
-      spaceId,
-      details,
-    });
+    options: { userIds?: string[]; details?: Record<string, unknown> } = {},
+  ): Promise<RoleChange[]> {
+    if (options.userIds && !options.userIds.length) return [];
+    await this.lockSpace(em, spaceId);
+    const changes = await recomputeSpaceRoles(em, spaceId, options.userIds);
+    const admins = adminsAfter(changes);
+    if (admins === 0 && changes[0].admins_before > 0) throw this.lastAdmin();
+    await this.recordChanges(em, actor, spaceId, changes, options.details);
+    return changes;
   }
 
+  /**
+   * Sets (or, with null, revokes) the user's direct grant and writes the
+   * effective role that follows with the SCIM group grants (the space row is
+   * locked by the caller). Answers the change of the effective role, if any.
+   */
+  private async applyDirect(
+    em: EntityManager,
+    actor: Actor | null,
+    spaceId: string,
+    userId: string,
+    direct: SpaceRoleName | null,
+  ): Promise<RoleChange | null> {
+    const repo = em.getRepository(SpaceMembership);
+    const current = await repo.findOneBy({ spaceId, userId });
+    const fromGroups = (await groupGrantsOf(em, spaceId, [userId])).map((g) => g.role);
+    const role = highestRole([...fromGroups, ...(direct ? [direct] : [])]);
+    const previous = current?.role ?? null;
+    if (!current && role) await repo.insert({ spaceId, userId, role, directRole: direct });
+    else if (current && role) await repo.update({ spaceId, userId }, { role, directRole: direct });
+    else if (current) await repo.delete({ spaceId, userId });
+    if (role === previous) return null;
+    if (previous === 'admin') {
+      const admins = await repo.countBy({ spaceId, role: 'admin' });
+      if (admins === 0) throw this.lastAdmin();
+    }
+    const change: RoleChange = { user_id: userId, role, previous_role: previous, admins_before: 0 };
+    await this.recordChanges(em, actor, spaceId, [change]);
+    return change;
+  }
+
+  private async memberResponse(em: EntityManager, spaceId: string, userId: string): Promise<MemberResponse> {
+    const membership = await em.getRepository(SpaceMembership).findOneByOrFail({ spaceId, userId });
+    const user = await this.users.findById(userId, em);
+    return toMemberResponse(membership, user!, await groupGrantsOf(em, spaceId, [userId]));
+  }
+
+  /** Membership changes as outbox events and audit entries of the same name, in one statement each. */
+  private async recordChanges(
+    em: EntityManager,
+    actor: Actor | null,
+    spaceId: string,
+    changes: RoleChange[],
+    extra: Record<string, unknown> = {},
+  ): Promise<void> {
+    const typed = changes.map((change) => {
+      const type: MembershipEventType = !change.previous_role
+        ? 'space.member_added'
+        : !change.role
+          ? 'space.member_removed'
+          : 'space.member_role_changed';
+      const details: { role: SpaceRoleName; previous_role?: SpaceRoleName } =
+        change.role && change.previous_role
+          ? { role: change.role, previous_role: change.previous_role }
+          : { role: (change.role ?? change.previous_role)! };
+      return { type, userId: change.user_id, details };
+    });
+    await this.outbox.appendMany(
+      em,
+      typed.map(({ type, userId, details }) => ({
+        type,
+        spaceId,
+        actorId: actor?.userId ?? null,
+        data: { space_id: spaceId, user_id: userId, ...details },
+      })),
+    );
+    await this.audit.recordMany(
+      em,
+      actor,
+      typed.map(({ type, userId, details }) => ({
+        action: type,
+        resourceType: 'space_membership',
+        resourceId: userId,
+        spaceId,
+        details: { ...details, ...extra },
+      })),
+    );
+  }
+
+  private lastAdmin(): Conflict {
+    return new Conflict(
+      'The last admin of a space cannot be removed or demoted: make another member admin first.',
+      'last_space_admin',
+    );
+  }
+
+  // Membership changes of one space are serialised on the space row, so the last-admin rule holds under races.
   private async lockSpace(em: EntityManager, spaceId: string): Promise<void> {
     await em
       .getRepository(Space)
@@ -200,15 +279,5 @@ export class MembersService {
       .findOneBy({ spaceId: access.space.id, userId });
     if (!membership) throw new NotFound('member', userId);
     return membership;
-  }
-
-  private async keepOneAdmin(em: EntityManager, spaceId: string, verb: string): Promise<void> {
-    const admins = await em.getRepository(SpaceMembership).countBy({ spaceId, role: 'admin' });
-    if (admins <= 1) {
-      throw new Conflict(
-        `The last admin of a space cannot be ${verb}: make another member admin first.`,
-        'last_space_admin',
-      );
-    }
   }
 }

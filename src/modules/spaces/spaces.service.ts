@@ -72,7 +72,7 @@ export class SpacesService {
     // The creator becomes the space's first admin.
     await em
       .getRepository(SpaceMembership)
-      .insert({ spaceId: space.id, userId: actor.userId, role: 'admin' });
+      .insert({ spaceId: space.id, userId: actor.userId, role: 'admin', directRole: 'admin' });
     await this.outbox.append(em, {
       type: 'space.created',
       spaceId: space.id,

@@ -77,4 +77,30 @@ export class AuditService {
       details: jsonValue(record.details ?? {}),
     });
   }
+
+  /** Writes many entries of one actor in one statement. */
+  async recordMany(em: EntityManager, actor: Actor | null, records: AuditRecord[]): Promise<void> {
+    if (!records.length) return;
+    await em.query(
+      `INSERT INTO audit_log (action, actor_id, impersonator_id, credential, resource_type, resource_id, space_id, ip, details)
+       SELECT r->>'action', (r->>'actor_id')::uuid, (r->>'impersonator_id')::uuid, r->>'credential',
+              r->>'resource_type', r->>'resource_id', (r->>'space_id')::uuid, r->>'ip', r->'details'
+         FROM jsonb_array_elements($1::jsonb) r`,
+      [
+        JSON.stringify(
+          records.map((record) => ({
+            action: record.action,
+            actor_id: actor?.userId ?? record.actorId ?? null,
+            impersonator_id: actor?.impersonatorId ?? null,
+            credential: actor ? credentialOf(actor) : null,
+            resource_type: record.resourceType,
+            resource_id: record.resourceId ?? null,
+            space_id: record.spaceId ?? null,
+            ip: record.ip ?? null,
+            details: record.details ?? {},
+          })),
+        ),
+      ],
+    );
+  }
 }

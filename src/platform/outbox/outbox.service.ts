@@ -19,4 +19,25 @@ export class OutboxService {
     });
     this.wakeup.signal(em, 'outbox');
   }
+
+  /** Records many events in one statement (a recomputation can change thousands of memberships). */
+  async appendMany<T extends DomainEventType>(em: EntityManager, events: DomainEvent<T>[]): Promise<void> {
+    if (!events.length) return;
+    await em.query(
+      `INSERT INTO outbox_events (type, space_id, actor_id, payload)
+       SELECT e->>'type', (e->>'space_id')::uuid, (e->>'actor_id')::uuid, e->'payload'
+         FROM jsonb_array_elements($1::jsonb) e`,
+      [
+        JSON.stringify(
+          events.map((event) => ({
+            type: event.type,
+            space_id: event.spaceId ?? null,
+            actor_id: event.actorId ?? null,
+            payload: event.data,
+          })),
+        ),
+      ],
+    );
+    this.wakeup.signal(em, 'outbox');
+  }
 }

@@ -5,7 +5,7 @@ export class ScimListQuery {
     optional: true,
     max: 2000,
     description:
-      'RFC 7644 filter: `eq`, `ne`, `co`, `sw`, `ew`, `pr`, `and`, `or`, `not (...)` and parentheses; other operators answer 400 invalidFilter.',
+      'RFC 7644 filter: `eq`, `ne`, `co`, `sw`, `ew`, `pr`, `and`, `or`, `not (...)` and parentheses, value paths such as `emails[type eq "work"].value`; other operators answer 400 invalidFilter.',
     example: 'userName eq "ada@example.com"',
   })
   filter?: string;

@@ -1,34 +1,20 @@
-import {
-  Column,
-  CreateDateColumn,
-  Entity,
-  Index,
-  JoinColumn,
-  ManyToOne,
-  PrimaryGeneratedColumn,
-  UpdateDateColumn,
-} from 'typeorm';
-import type { SpaceRoleName } from '../../../common/permissions/space-access.port';
-import { Space } from '../../spaces/entities/space.entity';
+import { Column, CreateDateColumn, Entity, Index, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
 
-/** A SCIM group: the members of one space holding one role (`<space-slug>:<role>`). */
+/**
+ * A group as the identity provider pushes it: any name, renamable. What it
+ * grants comes from its role mappings (ScimGroupRoleMapping), not its name.
+ */
 @Entity('scim_groups')
-@Index('scim_groups_space_role_key', ['spaceId', 'role'], { unique: true })
+// Unique on lower(display_name): an expression index the migration creates.
+@Index('scim_groups_display_name_key', { synchronize: false })
 @Index('scim_groups_external_id_idx', ['externalId'])
 @Index('scim_groups_created_at_idx', ['createdAt'])
 export class ScimGroup {
-  @PrimaryGeneratedColumn('uuid')
+  @PrimaryGeneratedColumn('uuid', { primaryKeyConstraintName: 'PK_8bacda70f9d3c4028b3abe53874' })
   id: string;
 
-  @Column('uuid')
-  spaceId: string;
-
-  @ManyToOne(() => Space, { onDelete: 'CASCADE' })
-  @JoinColumn({ name: 'space_id', foreignKeyConstraintName: 'scim_groups_space_fk' })
-  space?: Space;
-
   @Column('text')
-  role: SpaceRoleName;
+  displayName: string;
 
   @Column('text', { nullable: true })
   externalId: string | null;
