@@ -19,7 +19,7 @@ import {
   UpdateInstanceDto,
 } from './dto/instance.dto';
 import { InstanceMembership } from './entities/instance-membership.entity';
-import { InstanceUserCopies } from './instance-user-copies';
+import { InstanceUserCopies } from '../../platform/instance-scope/instance-user-copies';
 import { Instance } from './entities/instance.entity';
 import {
   DefaultInstanceImmutable,
