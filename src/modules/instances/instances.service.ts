@@ -37,7 +37,7 @@ export interface InstanceCaller {
   isSuperadmin: boolean;
 }
 
-/** The instance registry and its memberships (control plane, decisions section 13). */
+/** The instance registry and its memberships (control plane, docs/decisions.md#instances). */
 @Injectable()
 export class InstancesService implements OnModuleInit, OnApplicationBootstrap {
   private readonly logger = new Logger(InstancesService.name);
