@@ -1,8 +1,4 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { APP_FILTER, APP_GUARD } from '@nestjs/core';
-import { AuthenticationGuard } from './common/auth/authentication.guard';
-import { RequireAuthGuard } from './common/auth/require-auth.guard';
-import { ProblemDetailsFilter } from './common/errors/problem-details.filter';
 import { AppConfig } from './config/app.config';
 import { ConfigModule } from './config/config.module';
 import { DatabaseConnection } from './database/data-source-options';
@@ -20,7 +16,6 @@ import { CatalogModule } from './modules/catalog/catalog.module';
 import { EmbeddingsModule } from './modules/embeddings/embeddings.module';
 import { ConnectorsModule } from './modules/connectors/connectors.module';
 import { HealthModule } from './modules/health/health.module';
-import { InstanceScopeGuard } from './modules/instances/instance-scope.guard';
 import { InstancesModule } from './modules/instances/instances.module';
 import { LearningIntegrationModule } from './modules/learning-integration/learning-integration.module';
 import { MetadataConfigModule } from './modules/metadata-config/metadata-config.module';
@@ -34,7 +29,6 @@ import { SearchModule } from './modules/search/search.module';
 import { PermissionsModule } from './modules/permissions/permissions.module';
 import { OnboardingModule } from './modules/onboarding/onboarding.module';
 import { RisksModule } from './modules/risks/risks.module';
-import { RateLimitGuard } from './modules/rate-limits/rate-limit.guard';
 import { RateLimitsModule } from './modules/rate-limits/rate-limits.module';
 import { SpacesModule } from './modules/spaces/spaces.module';
 import { SsoModule } from './modules/sso/sso.module';
@@ -46,6 +40,7 @@ import { WebhooksModule } from './modules/webhooks/webhooks.module';
 import { AuditModule } from './platform/audit/audit.module';
 import { CryptoModule } from './platform/crypto/crypto.module';
 import { IdempotencyModule } from './platform/idempotency/idempotency.module';
+import { InstanceScopeModule } from './platform/instance-scope/instance-scope.module';
 import { JobsModule } from './platform/jobs/jobs.module';
 import { MailModule } from './platform/mail/mail.module';
 import { MetricsModule } from './platform/metrics/metrics.module';
@@ -53,6 +48,7 @@ import { HostResolver } from './platform/outbound-http/host-resolver';
 import { OutboundHttpModule } from './platform/outbound-http/outbound-http.module';
 import { OutboxModule } from './platform/outbox/outbox.module';
 import { StorageModule } from './platform/storage/storage.module';
+import { GLOBAL_ENHANCERS } from './request-pipeline';
 
 export interface AppModuleOptions {
   config: AppConfig;
@@ -86,6 +82,7 @@ export class AppModule {
         StorageModule,
         AuditModule,
         IdempotencyModule,
+        InstanceScopeModule,
         HealthModule,
         UsersModule,
         AccountsModule,
@@ -121,14 +118,8 @@ export class AppModule {
         EmbeddingsModule,
         SearchModule,
       ],
-      providers: [
-        { provide: APP_FILTER, useClass: ProblemDetailsFilter },
-        // Order matters: recognise the caller, rate-limit, demand authentication, then move onto the caller's instance.
-        { provide: APP_GUARD, useClass: AuthenticationGuard },
-        { provide: APP_GUARD, useClass: RateLimitGuard },
-        { provide: APP_GUARD, useClass: RequireAuthGuard },
-        { provide: APP_GUARD, useClass: InstanceScopeGuard },
-      ],
+      // The guards, interceptor, pipe and filter of every request, in order (request-pipeline.ts).
+      providers: GLOBAL_ENHANCERS,
     };
   }
 }

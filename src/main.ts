@@ -8,7 +8,7 @@ import { AppConfig, ConfigError, loadConfig } from './config/app.config';
 import { AppLogger } from './platform/logging/app-logger';
 import { DataDirectoryLockedError, EmbeddedPostgres } from './database/embedded-postgres';
 import { migrateDatabase } from './database/migrate';
-import { serveRateLimitCounters } from './modules/rate-limits/cluster-rate-limit.store';
+import { serveRateLimitCounters } from './platform/rate-limit/cluster-rate-limit.store';
 import { superviseWorkers } from './platform/cluster/cluster-primary';
 import { serveClusterMetrics } from './platform/metrics/metrics.service';
 

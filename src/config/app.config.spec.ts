@@ -151,7 +151,7 @@ describe('loadConfig', () => {
     expect(config.databasePoolSize).toBe(10);
   });
 
-  it('limits tool providers by decisions section 15 unless told otherwise, never beyond 20 s for discovery', () => {
+  it('limits tool providers as docs/decisions.md#provider-processes says unless told otherwise, never beyond 20 s for discovery', () => {
     expect(loadConfig({ ...base, PATH: '/usr/bin:/bin' }).toolProviders).toEqual({
       discoveryTimeoutMs: 20_000,
       callTimeoutMs: 30_000,

@@ -100,11 +100,11 @@ export interface AppConfig {
    * worker's jobs are taken over within one lease (default 30 s).
    */
   jobLeaseSeconds: number;
-  /** The AI gateway's environment defaults (decisions section 10). */
+  /** The AI gateway's environment defaults (docs/decisions.md#ai-gateway). */
   ai: AiEnvConfig;
-  /** Limits on external tool providers' processes (decisions section 15). */
+  /** Limits on external tool providers' processes (docs/decisions.md#provider-processes). */
   toolProviders: ToolProviderLimits;
-  /** The embedding configuration's environment defaults (decisions section 11). */
+  /** The embedding configuration's environment defaults (docs/decisions.md#embeddings). */
   embeddings: EmbeddingEnvConfig;
 }
 

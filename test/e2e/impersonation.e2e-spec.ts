@@ -5,7 +5,7 @@ import { expectProblem } from '../support/problem';
 
 const API = '/api/v1.0';
 
-/** Every limit of decisions section 3 on impersonation, each proven over HTTP. */
+/** Every limit on impersonation (docs/decisions.md#impersonation), each proven over HTTP. */
 describe('impersonation limits', () => {
   let t: TestApp;
   let root: TestUser;

@@ -4,7 +4,7 @@ import { databaseUrl, dropDatabase, withServer, workerDatabase } from '../suppor
 import { bearer, createProduct, createSpace, rootUser, TestUser } from '../support/factories';
 import { expectProblem } from '../support/problem';
 
-// AI calls on an instance: its own provider configuration, else the global one (decisions section 13).
+// AI calls on an instance: its own provider configuration, else the global one (docs/decisions.md#instances).
 const API = '/api/v1.0';
 const AI = `${API}/admin/ai-config/`;
 const worker = process.env.JEST_WORKER_ID ?? '1';

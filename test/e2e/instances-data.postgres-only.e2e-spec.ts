@@ -9,7 +9,7 @@ import { dropDatabase, freshDatabase, queryDb, withServer, workerDatabase } from
 import { bearer, createProduct, createSpace, createUser, rootUser, TestUser } from '../support/factories';
 import { expectProblem } from '../support/problem';
 
-// Spaces and everything in them live in the instance's own database (decisions section 13).
+// Spaces and everything in them live in the instance's own database (docs/decisions.md#instances).
 const API = '/api/v1.0';
 const ADMIN = `${API}/admin/instances`;
 const worker = process.env.JEST_WORKER_ID ?? '1';

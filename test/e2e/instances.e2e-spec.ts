@@ -4,7 +4,7 @@ import { startApp, TestApp } from '../support/app';
 import { bearer, claimsOf, createUser, rootUser, TestUser } from '../support/factories';
 import { expectProblem, invalidFields } from '../support/problem';
 
-// Runs on the embedded database too: a deployment with only `default` (decisions section 13).
+// Runs on the embedded database too: a deployment with only `default` (docs/decisions.md#instances).
 const API = '/api/v1.0';
 const ADMIN = `${API}/admin/instances`;
 

@@ -4,7 +4,7 @@ import { databaseUrl, dropDatabase, freshDatabase, queryDb, workerDatabase } fro
 import { bearer, claimsOf, createUser, login, rootUser, TestUser } from '../support/factories';
 import { expectProblem } from '../support/problem';
 
-// Instances with databases of their own on the local PostgreSQL (decisions section 13).
+// Instances with databases of their own on the local PostgreSQL (docs/decisions.md#instances).
 const API = '/api/v1.0';
 const ADMIN = `${API}/admin/instances`;
 const worker = process.env.JEST_WORKER_ID ?? '1';

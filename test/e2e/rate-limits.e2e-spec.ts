@@ -10,7 +10,7 @@ import { ProblemDetailsFilter } from '../../src/common/errors/problem-details.fi
 import { EndpointRateLimit } from '../../src/common/http/rate-limit.decorators';
 import { loadConfig } from '../../src/config/app.config';
 import { ConfigModule } from '../../src/config/config.module';
-import { RateLimitGuard } from '../../src/modules/rate-limits/rate-limit.guard';
+import { RateLimitGuard } from '../../src/platform/rate-limit/rate-limit.guard';
 import { RateLimitsModule } from '../../src/modules/rate-limits/rate-limits.module';
 import { MetricsModule } from '../../src/platform/metrics/metrics.module';
 import { startApp, TestApp } from '../support/app';

@@ -50,7 +50,7 @@ const LEARNING_HOOK = `POST ${API}/integrations/learning/ai-literacy`;
 
 /**
  * Where the specification names another status for the case, that status wins
- * (decisions §2): its error table gives 400 to an invalid tool-provider
+ * (docs/decisions.md#specified-status-wins): its error table gives 400 to an invalid tool-provider
  * configuration, which a provider without its slug or its command is.
  */
 const SPEC_STATUS: Record<string, number> = {

@@ -4,7 +4,7 @@ export const ENDPOINT_VAR = 'VERITY_WEB_SEARCH_ENDPOINT';
 export const TIMEOUT_VAR = 'VERITY_WEB_SEARCH_TIMEOUT_SECONDS';
 export const API_KEY_VAR = 'VERITY_WEB_SEARCH_API_KEY';
 export const USER_AGENT_VAR = 'VERITY_WEB_SEARCH_USER_AGENT';
-/** The platform's switch for development and tests (decisions section 1): lets the endpoint be on loopback or a private network over http. */
+/** The platform's switch for development and tests (docs/decisions.md#private-network-targets): lets the endpoint be on loopback or a private network over http. */
 export const ALLOW_PRIVATE_VAR = 'ALLOW_PRIVATE_NETWORK_TARGETS';
 
 export const DEFAULT_TIMEOUT_SECONDS = 10;

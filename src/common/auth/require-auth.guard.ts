@@ -4,7 +4,7 @@ import type { Request } from 'express';
 import { Forbidden, Unauthorized } from '../errors/domain-error';
 import { ACCESS_POLICY, AccessPolicy } from './access-policy';
 
-/** `X-Instance-Id`, when sent, only confirms the credential's instance (decisions section 13). */
+/** `X-Instance-Id`, when sent, only confirms the credential's instance (docs/decisions.md#instance-of-a-credential). */
 export const INSTANCE_HEADER = 'x-instance-id';
 
 export class InstanceMismatch extends Forbidden {

@@ -2,7 +2,7 @@ import { Type as ClassType } from '@nestjs/common';
 import { ApiProperty } from '@nestjs/swagger';
 import { QueryIntField } from '../validation/field.decorators';
 
-/** `skip`/`limit` paging of decisions section 2: default 50, at most 200. */
+/** `skip`/`limit` paging of docs/decisions.md#paging: default 50, at most 200. */
 export class PageQuery {
   @QueryIntField({ min: 0, default: 0, description: 'How many items to skip.' })
   skip?: number = 0;

@@ -2,7 +2,7 @@ import { applyDecorators, SetMetadata } from '@nestjs/common';
 import { ApiExtension } from '@nestjs/swagger';
 import { SkipThrottle } from '@nestjs/throttler';
 
-/** The general windows every caller's requests count against (decisions section 7). */
+/** The general windows every caller's requests count against (docs/decisions.md#rate-limits). */
 export const GENERAL_WINDOWS = ['minute', 'hour'] as const;
 export type GeneralWindow = (typeof GENERAL_WINDOWS)[number];
 

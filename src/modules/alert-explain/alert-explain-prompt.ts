@@ -1,7 +1,7 @@
 import type { AlertExplainContext } from '../quality/alert-explanations.service';
 
 export const ALERT_EXPLAIN_FEATURE = 'alert_explain';
-/** The alert types an explanation is offered for (decisions section 10). */
+/** The alert types an explanation is offered for (docs/decisions.md#ai-gateway). */
 export const EXPLAINABLE_ALERT_TYPES: readonly string[] = ['anomaly', 'trend'];
 /** Every variable holds text that users or monitoring tools wrote, so all are checked for injection. */
 export const ALERT_EXPLAIN_UNTRUSTED = ['alert', 'product', 'lineage', 'recent_runs', 'incidents'];

@@ -43,7 +43,7 @@ export interface ResolvedApiKey {
   space?: PrefetchedSpace;
 }
 
-// The creator must still reach the key's instance (a key belongs to one instance, decisions section 13).
+// The creator must still reach the key's instance (a key belongs to one instance, docs/decisions.md#instance-of-a-credential).
 const KEY_SQL = `SELECT k.id, k.user_id, k.instance_id, k.rate_limit_tier, k.last_used_at, u.email, u.is_superadmin%SPACE%
    FROM api_keys k JOIN users u ON u.id = k.user_id
   WHERE k.key_hash = $1 AND k.revoked_at IS NULL AND (k.expires_at IS NULL OR k.expires_at > now())
@@ -51,7 +51,7 @@ const KEY_SQL = `SELECT k.id, k.user_id, k.instance_id, k.rate_limit_tier, k.las
     AND (k.instance_id = '${DEFAULT_INSTANCE_ID}' OR u.is_superadmin
          OR EXISTS (SELECT 1 FROM instance_memberships m WHERE m.instance_id = k.instance_id AND m.user_id = k.user_id))`;
 
-/** Only a superadmin may give a key more than the standard tier (decisions section 4). */
+/** Only a superadmin may give a key more than the standard tier (docs/decisions.md#api-key-tiers). */
 function requireTierAllowed(actor: Actor, tier: RateLimitTier, current: RateLimitTier | null): void {
   if (tier === 'standard' || tier === current || actor.isSuperadmin) return;
   throw new Forbidden(

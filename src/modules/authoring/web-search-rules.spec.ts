@@ -103,7 +103,7 @@ describe('checkToolOutput', () => {
     });
   });
 
-  it('drops private, non-HTTPS and malformed items and counts them; ranks only what is kept', () => {
+  it('drops private, metadata, non-HTTPS and malformed items and counts them; ranks only what is kept', () => {
     const output = {
       results: [
         item(1, { url: 'http://plain.example.com/' }),
@@ -120,11 +120,9 @@ describe('checkToolOutput', () => {
     const check = checkToolOutput(output, 8);
     expect(check.ok).toBe(true);
     if (!check.ok) return;
-    expect(check.results.map((r) => [r.rank, r.domain])).toEqual([
-      [1, 'metadata.google.internal'],
-      [2, 'site5.example.com'],
-    ]);
-    expect(check.dropped).toEqual({ unsafe_url: 3, sensitive: 1, malformed: 2, duplicate: 1 });
+    // A cloud metadata host is refused by the outbound-URL policy whatever the settings.
+    expect(check.results.map((r) => [r.rank, r.domain])).toEqual([[1, 'site5.example.com']]);
+    expect(check.dropped).toEqual({ unsafe_url: 4, sensitive: 1, malformed: 2, duplicate: 1 });
   });
 
   it('drops items carrying secrets and redacts personal data in the ones kept', () => {

@@ -96,7 +96,7 @@ export class WebSearchService {
 
     let ready: ReadyWebSearch;
     try {
-      // Without a grant nothing may be contacted (decisions section 15): no health probe, no process.
+      // Without a grant nothing may be contacted (docs/decisions.md#web-search-consent): no health probe, no process.
       ready = await this.capability.requireReadyFrom(row, { probe: row.grant_id !== null });
     } catch (error) {
       // Not ready: whatever the statement reserved goes back before the refusal.

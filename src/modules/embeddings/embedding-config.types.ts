@@ -2,7 +2,7 @@ import type { EmbeddingProvider, EmbeddingStatus } from './entities/embedding-co
 
 import { configScopeOf, InstanceContext } from '../../database/instance-context';
 
-/** The control-plane scope; an instance override is `instance:<id>`, kept in that instance's database (decisions section 13). */
+/** The control-plane scope; an instance override is `instance:<id>`, kept in that instance's database (docs/decisions.md#instances). */
 export const GLOBAL_SCOPE = 'global';
 
 /** The scope of the work in progress: its instance's override, or the global configuration on `default`. */

@@ -19,7 +19,7 @@ import {
   UpdateInstanceDto,
 } from './dto/instance.dto';
 import { InstanceMembership } from './entities/instance-membership.entity';
-import { InstanceUserCopies } from './instance-user-copies';
+import { InstanceUserCopies } from '../../platform/instance-scope/instance-user-copies';
 import { Instance } from './entities/instance.entity';
 import {
   DefaultInstanceImmutable,
@@ -37,7 +37,7 @@ export interface InstanceCaller {
   isSuperadmin: boolean;
 }
 
-/** The instance registry and its memberships (control plane, decisions section 13). */
+/** The instance registry and its memberships (control plane, docs/decisions.md#instances). */
 @Injectable()
 export class InstancesService implements OnModuleInit, OnApplicationBootstrap {
   private readonly logger = new Logger(InstancesService.name);

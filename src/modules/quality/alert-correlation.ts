@@ -1,5 +1,5 @@
 /**
- * The dense rules of alerts and incidents (decisions section 5), free of SQL
+ * The dense rules of alerts and incidents (docs/decisions.md#alert-correlation), free of SQL
  * so they can be unit tested. The lineage side (which products are connected)
  * is answered by QualityQueries; these functions decide with its answers.
  */

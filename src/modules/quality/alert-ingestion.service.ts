@@ -41,7 +41,7 @@ export interface IngestedAlert {
 }
 
 /**
- * Opens alerts and correlates them into incidents (decisions section 5), in
+ * Opens alerts and correlates them into incidents (docs/decisions.md#alert-correlation), in
  * the caller's transaction. Correlation of one space is serialised with a
  * transaction-scoped advisory lock: the second of two simultaneous alerts
  * waits, then sees the incident the first one opened, so one cluster never

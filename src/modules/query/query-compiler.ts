@@ -28,7 +28,7 @@ export const MAX_LIMIT = USER_DB_LIMITS.rowCap;
 export const MAX_PIVOT_VALUES = 50;
 export const MAX_IN_VALUES = 1_000;
 
-/** A visual query as decided (decisions section 14), after DTO validation. */
+/** A visual query as decided (docs/decisions.md#visual-query), after DTO validation. */
 export interface VisualQuery {
   table: string;
   columns?: string[];
@@ -94,7 +94,7 @@ class Params {
  * own catalog. Every identifier in the SQL is a catalog name, quoted;
  * every value is a bound parameter; aliases never reach the SQL (output
  * columns are addressed by position). Names the table does not have, and
- * shapes the decisions do not allow, are a 422 naming the field.
+ * shapes docs/decisions.md#visual-query does not allow, are a 422 naming the field.
  */
 export function compileQuery(query: VisualQuery, table: SourceTable): CompiledPlan {
   const errors: FieldError[] = [];

@@ -3,7 +3,7 @@ import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Public } from '../../common/auth/public.decorator';
 import { RateLimitNotCounted } from '../../common/http/rate-limit.decorators';
 import { RateLimitStatusResponse } from './dto/rate-limit.response';
-import { CurrentRateLimit, RateLimitSnapshot } from './rate-limit-snapshot';
+import { CurrentRateLimit, RateLimitSnapshot } from '../../platform/rate-limit/rate-limit-snapshot';
 import { toRateLimitStatusResponse } from './rate-limit.mapper';
 
 @ApiTags('Rate limits')

@@ -1,5 +1,5 @@
 import { RateLimitStatusResponse } from './dto/rate-limit.response';
-import type { RateLimitSnapshot } from './rate-limit-snapshot';
+import type { RateLimitSnapshot } from '../../platform/rate-limit/rate-limit-snapshot';
 
 export function toRateLimitStatusResponse(snapshot: RateLimitSnapshot): RateLimitStatusResponse {
   const { subject, windows, decision } = snapshot;

@@ -4,9 +4,9 @@ import type { Request } from 'express';
 import { GENERAL_WINDOWS } from '../../common/http/rate-limit.decorators';
 import { APP_CONFIG, AppConfig } from '../../config/app.config';
 import { RateLimitController } from './rate-limit.controller';
-import type { RateLimitStore } from './rate-limit.store';
-import { RATE_LIMIT_STORE, RateLimitStoreModule } from './rate-limit-store.module';
-import { subjectOfRequest, TIER_LIMITS, WINDOW_MS } from './rate-limit-tiers';
+import type { RateLimitStore } from '../../platform/rate-limit/rate-limit.store';
+import { RATE_LIMIT_STORE, RateLimitStoreModule } from '../../platform/rate-limit/rate-limit-store.module';
+import { subjectOfRequest, TIER_LIMITS, WINDOW_MS } from '../../platform/rate-limit/rate-limit-tiers';
 
 /** The throttlers: a minute and an hour window whose limits follow the caller's tier. */
 function throttlerOptions(config: AppConfig, store: RateLimitStore): ThrottlerModuleOptions {
@@ -23,10 +23,10 @@ function throttlerOptions(config: AppConfig, store: RateLimitStore): ThrottlerMo
 }
 
 /**
- * Rate limiting. RateLimitGuard itself is registered globally in AppModule
- * (between authentication and the authentication requirement); this module
- * gives it the throttler configuration, the store, the clock and metrics,
- * and serves GET /rate-limit.
+ * Rate limiting. RateLimitGuard itself (platform/rate-limit) is registered
+ * globally by request-pipeline.ts, between authentication and the
+ * authentication requirement; this module gives it the throttler
+ * configuration, the store, the clock and metrics, and serves GET /rate-limit.
  */
 @Module({
   imports: [

@@ -38,7 +38,7 @@ export interface AuthorizedTicket {
 }
 
 /**
- * The issue tracker of decisions section 5. Tickets live in a space; routes
+ * The issue tracker of docs/decisions.md#issue-tracker. Tickets live in a space; routes
  * are not under `{slug}`, so each use case checks the caller's role in the
  * ticket's space (a non-member sees a missing ticket, 404).
  */

@@ -23,7 +23,7 @@ export interface OpenedCredential {
 /** The sealed secret is bound to its credential row. */
 const secretContext = (id: string) => `credentials.secret:${id}`;
 
-/** The credentials store (decisions section 15): secrets sealed at rest, write-only over the API. */
+/** The credentials store (docs/decisions.md#tool-credentials): secrets sealed at rest, write-only over the API. */
 @Injectable()
 export class CredentialsService {
   constructor(

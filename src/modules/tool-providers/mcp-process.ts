@@ -38,12 +38,12 @@ const INHERITED_DEFAULTS = ['HOME', 'LOGNAME', 'SHELL', 'TERM', 'USER'];
 export interface ServiceEnvironment {
   /** The service's PATH. */
   path: string;
-  /** The operator's ALLOW_PRIVATE_NETWORK_TARGETS (decisions section 1); a provider's `env` may not set it. */
+  /** The operator's ALLOW_PRIVATE_NETWORK_TARGETS (docs/decisions.md#private-network-targets); a provider's `env` may not set it. */
   allowPrivateNetworkTargets: boolean;
 }
 
 /**
- * The environment of decisions section 15: the provider's `env`, `PATH`, and
+ * The environment of docs/decisions.md#provider-processes: the provider's `env`, `PATH`, and
  * the secret variable; plus `ALLOW_PRIVATE_NETWORK_TARGETS=true` when the
  * operator turned it on, which the bundled adapter reads.
  */

@@ -1,7 +1,7 @@
 import { basename } from 'node:path';
 import type { FieldError } from '../../common/errors/domain-error';
 
-/** The spec's validation rules for a provider's command settings (decisions section 15), as pure checks. */
+/** The spec's validation rules for a provider's command settings (docs/decisions.md#provider-commands), as pure checks. */
 
 export const SLUG_PATTERN = /^[a-z0-9][a-z0-9_-]*$/;
 export const ENV_NAME_PATTERN = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -124,7 +124,7 @@ const INLINE_FLAGS_OF: Record<string, Set<string>> = {
 };
 // Subcommands that take program text (`deno eval ...`).
 const INLINE_SUBCOMMANDS: Record<string, Set<string>> = { deno: new Set(['eval', 'repl']) };
-// Names that hold secrets, by decisions section 15; `*_KEY_ID` names an identifier, not a key.
+// Names that hold secrets, by docs/decisions.md#provider-commands; `*_KEY_ID` names an identifier, not a key.
 const SENSITIVE_NAME = /SECRET|TOKEN|PASSWORD|PASSWD|KEY|CREDENTIAL|AUTH/;
 // The service sets PATH itself; loader and interpreter start-up variables would let configuration
 // inject code into the process; ALLOW_PRIVATE_NETWORK_TARGETS is the operator's switch, passed on by the service.

@@ -33,7 +33,7 @@ export function deliveryBody(type: string, at: Date, data: unknown): string {
 
 /**
  * Turns outbox events into signed deliveries to each subscribed webhook of
- * the event's space, retried on the schedule of decisions §6 with every
+ * the event's space, retried on the schedule of docs/decisions.md#webhook-deliveries with every
  * attempt logged. An endpoint that answers 410, or keeps failing for 24
  * hours, is disabled and its creator told by email.
  */

@@ -110,7 +110,7 @@ export class WebhooksService {
       });
       return saved;
     });
-    // Only a secret the server made is shown, once: the caller already holds its own (decisions 6 and 8).
+    // Only a secret the server made is shown, once: the caller already holds its own (docs/decisions.md#webhook-deliveries and #secrets-at-rest).
     return generated ? { ...toWebhookResponse(webhook), secret } : toWebhookResponse(webhook);
   }
 

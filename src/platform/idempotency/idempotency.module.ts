@@ -1,14 +1,15 @@
 import { Module } from '@nestjs/common';
-import { APP_INTERCEPTOR } from '@nestjs/core';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { IdempotencyKey } from './entities/idempotency-key.entity';
-import { IdempotencyInterceptor } from './idempotency.interceptor';
 import { IdempotencyStore } from './idempotency.store';
 
-/** `Idempotency-Key` on every POST: a global interceptor over keys kept in PostgreSQL. */
+/**
+ * `Idempotency-Key` on every POST: keys kept in PostgreSQL, read by
+ * IdempotencyInterceptor, which request-pipeline.ts registers globally.
+ */
 @Module({
   imports: [TypeOrmModule.forFeature([IdempotencyKey])],
-  providers: [IdempotencyStore, { provide: APP_INTERCEPTOR, useClass: IdempotencyInterceptor }],
+  providers: [IdempotencyStore],
   exports: [IdempotencyStore],
 })
 export class IdempotencyModule {}

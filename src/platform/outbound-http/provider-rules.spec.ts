@@ -11,7 +11,7 @@ const policy = (env: Record<string, string>) => new OutboundPolicy(config(env), 
 const reason = async (p: OutboundPolicy, url: string, kind: 'ai_provider' | 'webhook' = 'ai_provider') =>
   (await p.urlRefusal(url, kind))?.reason ?? null;
 
-describe('provider base URLs (decisions section 1 and 10)', () => {
+describe('provider base URLs (docs/decisions.md#ai-provider-urls)', () => {
   const trusted = { TRUSTED_AI_HOSTS: 'models.internal,10.0.0.7' };
 
   it('are public HTTPS, even when ALLOW_PRIVATE_NETWORK_TARGETS relaxes webhooks', async () => {

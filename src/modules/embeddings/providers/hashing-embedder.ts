@@ -30,7 +30,7 @@ export function tokenize(text: string): string[] {
 }
 
 /**
- * The built-in local embedder (decisions section 11): word unigrams, word
+ * The built-in local embedder (docs/decisions.md#embeddings): word unigrams, word
  * bigrams and character trigrams (of each word, with boundary marks) hashed
  * into `dimensions` slots with a hash-derived sign (so collisions cancel
  * rather than pile up), then L2-normalised. Deterministic, no model, no

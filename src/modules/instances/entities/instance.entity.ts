@@ -3,7 +3,7 @@ import { ControlPlaneEntity } from '../../../database/routing-data-source';
 
 /**
  * An instance of the platform: its own database for spaces and everything
- * in them, under the one control plane (decisions section 13). The row of
+ * in them, under the one control plane (docs/decisions.md#instances). The row of
  * `default` stands for the deployment's own database and has no URL.
  */
 @ControlPlaneEntity()

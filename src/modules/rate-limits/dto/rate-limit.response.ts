@@ -1,6 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { RATE_LIMIT_TIERS } from '../../../config/app.config';
-import { BUCKET_KINDS } from '../rate-limit-tiers';
+import { BUCKET_KINDS } from '../../../platform/rate-limit/rate-limit-tiers';
 
 export class RateLimitWindowResponse {
   @ApiProperty({ enum: ['minute', 'hour'], description: 'The window: a wall-clock minute or hour.' })

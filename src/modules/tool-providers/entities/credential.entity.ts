@@ -13,7 +13,7 @@ import { User } from '../../users/entities/user.entity';
 export const CREDENTIAL_KINDS = ['api_key', 'bearer'] as const;
 export type CredentialKind = (typeof CREDENTIAL_KINDS)[number];
 
-/** A secret a tool provider's process receives (decisions section 15); sealed at rest, never returned. */
+/** A secret a tool provider's process receives (docs/decisions.md#tool-credentials); sealed at rest, never returned. */
 @Entity('credentials')
 @Index('credentials_created_idx', ['createdAt', 'id'])
 export class Credential {

@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
-import { Clock } from '../../platform/clock/clock';
-import { MetricsService } from '../../platform/metrics/metrics.service';
+import { Clock } from '../clock/clock';
+import { MetricsService } from '../metrics/metrics.service';
 import { RateLimitMonitor, STORE_FAILURE_LOG_INTERVAL_MS } from './rate-limit.monitor';
 
 class FakeClock extends Clock {

@@ -4,7 +4,7 @@ import type { Actor } from '../../common/auth/actor';
 import type { GeneralWindow } from '../../common/http/rate-limit.decorators';
 import type { AppConfig, RateLimitTier } from '../../config/app.config';
 
-/** The specification's API-key tier table, the source of truth for every caller (decisions section 7). */
+/** The specification's API-key tier table, the source of truth for every caller (docs/decisions.md#rate-limits). */
 export const TIER_LIMITS: Record<RateLimitTier, Record<GeneralWindow, number>> = {
   standard: { minute: 60, hour: 1_000 },
   premium: { minute: 300, hour: 10_000 },

@@ -65,7 +65,7 @@ export function fitsAll(windows: readonly WindowSpec[], counts: readonly number[
 /**
  * The window closest to running out: the lowest ratio of remaining to limit.
  * On a tie the earlier one wins, and windows are listed shortest first, so
- * the minute window wins a tie with the hour window (decisions section 7).
+ * the minute window wins a tie with the hour window (docs/decisions.md#rate-limits).
  */
 export function closestToRunningOut<T extends { remaining: number; limit: number }>(
   windows: readonly T[],

@@ -1,4 +1,4 @@
-import { answerWorkers, askPrimary } from '../../platform/cluster/ipc';
+import { answerWorkers, askPrimary } from '../cluster/ipc';
 import type { ConsumeResult, WindowSpec } from './rate-limit-windows';
 import { incrementAsThrottler, MemoryRateLimitStore, RateLimitStore } from './rate-limit.store';
 

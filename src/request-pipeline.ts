@@ -1,0 +1,97 @@
+import type { Provider } from '@nestjs/common';
+import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import cookieParser from 'cookie-parser';
+import type { ErrorRequestHandler, RequestHandler } from 'express';
+import { AuthenticationGuard } from './common/auth/authentication.guard';
+import { RequireAuthGuard } from './common/auth/require-auth.guard';
+import { ProblemDetailsFilter } from './common/errors/problem-details.filter';
+import { corsMiddleware } from './common/http/cors.middleware';
+import { httpMetricsMiddleware } from './common/http/http-metrics.middleware';
+import { ApiKeyInstanceLookup, instanceScopeMiddleware } from './common/http/instance-scope.middleware';
+import { legacyPathMiddleware } from './common/http/legacy-path.middleware';
+import { requestIdMiddleware } from './common/http/request-id.middleware';
+import { securityHeadersMiddleware } from './common/http/security-headers.middleware';
+import {
+  storableBodyMiddleware,
+  storableRequestTargetMiddleware,
+} from './common/http/storable-input.middleware';
+import { createValidationPipe } from './common/validation/validation.pipe';
+import type { AppConfig } from './config/app.config';
+import { scimPreRoutingErrorMiddleware } from './modules/scim/scim-pre-routing-error.middleware';
+import { IdempotencyInterceptor } from './platform/idempotency/idempotency.interceptor';
+import { InstanceScopeGuard } from './platform/instance-scope/instance-scope.guard';
+import type { AccessLine } from './platform/logging/app-logger';
+import type { MetricsService } from './platform/metrics/metrics.service';
+import { RateLimitGuard } from './platform/rate-limit/rate-limit.guard';
+
+// The one place a request's path through the server is registered, in order:
+// the Express middlewares below, then Nest's global guards, interceptor, pipe
+// and filter (GLOBAL_ENHANCERS). README.md "Request pipeline" describes each
+// stage. It lives at the composition root, beside app.factory.ts and
+// app.module.ts, because it assembles pieces from common/, platform/ and
+// modules/ alike.
+
+/** One Express stage, mounted by createApp in list order. */
+export interface MiddlewareStage {
+  readonly name: string;
+  mount(app: NestExpressApplication): void;
+}
+
+/** What the middlewares need from the booted application. */
+export interface MiddlewareDeps {
+  config: AppConfig;
+  metrics: MetricsService;
+  accessLog: ((line: AccessLine) => void) | null;
+  apiKeyInstance: ApiKeyInstanceLookup;
+}
+
+function use(name: string, handler: RequestHandler | ErrorRequestHandler): MiddlewareStage {
+  return { name, mount: (app) => app.use(handler) };
+}
+
+/**
+ * The Express middlewares in the order they run. Order matters: every
+ * response (redirects, problems and preflights included) carries the request
+ * id and the security headers, and is timed; preflights end at CORS, before
+ * the legacy-path redirect and the rate limiter; the body check runs right
+ * after the parsers; the instance scope opens after the parsers, which resume
+ * the chain from stream callbacks that would not carry a scope opened before.
+ */
+export function requestMiddlewares(deps: MiddlewareDeps): MiddlewareStage[] {
+  return [
+    use('request-id', requestIdMiddleware),
+    use('http-metrics', httpMetricsMiddleware(deps.metrics, deps.accessLog)),
+    use('security-headers', securityHeadersMiddleware()),
+    use('cors', corsMiddleware(deps.config.corsOrigins)),
+    use('storable-request-target', storableRequestTargetMiddleware),
+    use('legacy-path', legacyPathMiddleware),
+    use('cookie-parser', cookieParser()),
+    // The parsers Nest would add at init, added here so that the body check runs right after them.
+    // SCIM clients send application/scim+json.
+    {
+      name: 'json-body',
+      mount: (app) => app.useBodyParser('json', { type: ['application/json', 'application/scim+json'] }),
+    },
+    { name: 'urlencoded-body', mount: (app) => app.useBodyParser('urlencoded', { extended: true }) },
+    use('storable-body', storableBodyMiddleware),
+    use('scim-pre-routing-error', scimPreRoutingErrorMiddleware),
+    use('instance-scope', instanceScopeMiddleware(deps.apiKeyInstance)),
+  ];
+}
+
+/**
+ * Nest's global enhancers. Guards run in the order listed: recognise the
+ * caller, rate-limit (so a 401 is counted and carries the headers), demand
+ * authentication, then move onto the caller's instance. Route guards
+ * (@SpaceRole, @SuperadminOnly, ...) run after all of them.
+ */
+export const GLOBAL_ENHANCERS: Provider[] = [
+  { provide: APP_GUARD, useClass: AuthenticationGuard },
+  { provide: APP_GUARD, useClass: RateLimitGuard },
+  { provide: APP_GUARD, useClass: RequireAuthGuard },
+  { provide: APP_GUARD, useClass: InstanceScopeGuard },
+  { provide: APP_INTERCEPTOR, useClass: IdempotencyInterceptor },
+  { provide: APP_PIPE, useFactory: createValidationPipe },
+  { provide: APP_FILTER, useClass: ProblemDetailsFilter },
+];
