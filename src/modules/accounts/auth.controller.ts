@@ -106,6 +106,8 @@ export class AuthController {
     description:
       'Takes the refresh token from the cookie or the body. Tokens rotate on every use; presenting an already-rotated token ends the whole session (401). Impersonation tokens get 401. Exempt from the general rate limits.',
   })
+  // The refresh cookie suffices: the body is optional.
+  @ApiBody({ type: RefreshRequestDto, required: false })
   @ApiOkResponse({ type: TokenResponse })
   @ApiProblems(401, 422)
   async refresh(
@@ -135,7 +137,11 @@ export class AuthController {
 
   @Get('me')
   @Authenticated()
-  @ApiOperation({ operationId: 'getCurrentUser', summary: 'Get the signed-in user' })
+  @ApiOperation({
+    operationId: 'getCurrentUser',
+    summary: 'Get the signed-in user',
+    description: 'The account the credential belongs to (under impersonation, the impersonated user).',
+  })
   @ApiOkResponse({ type: UserResponse })
   me(@CurrentActor() actor: Actor): Promise<UserResponse> {
     return this.auth.me(actor);

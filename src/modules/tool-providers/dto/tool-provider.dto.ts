@@ -1,4 +1,4 @@
-import { ApiProperty, ApiPropertyOptional, getSchemaPath } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, ApiPropertyOptions, getSchemaPath } from '@nestjs/swagger';
 import { Allow } from 'class-validator';
 import { BooleanField, StringField, TextField, UuidField } from '../../../common/validation/field.decorators';
 
@@ -7,6 +7,16 @@ import { BooleanField, StringField, TextField, UuidField } from '../../../common
 
 const OVERRIDE_DOC =
   'Keyed by tool name: `{risk_level (read|write), read_only, writes_data, returns_sensitive, requires_confirmation, scope_types (snake_case names such as space or public_web), enabled, capability_id (web_search)}`, each optional. Applied to the discovered tools at once and at every discovery.';
+
+/** `command_argv`: required to register a provider, optional in a change. */
+const COMMAND_ARGV: ApiPropertyOptions = {
+  type: [String],
+  minItems: 1,
+  maxItems: 20,
+  example: ['node', 'tools/search-server.mjs'],
+  description:
+    "The program and its arguments, run without a shell. Shells, `sudo`, `su`, `env`, `curl`, `wget`, `nc`, `ssh`, awk and sed, and program launchers (`timeout`, `nohup`, `nice`, `ionice`, `setsid`, `stdbuf`, `chrt`, `taskset`, `xargs`, `busybox`, `find`, ...) are refused, compared by the executable's base name without a version suffix (so `/bin/bash`, `python3.12` and `node20` are matched too), as is an interpreter given an inline program (`-c`, `-e`, `-E`, `--eval`, `-p`, `--print`, `-r`, `-`, php's `-B`/`-R`, a `data:` URL); what `npx` runs obeys the same rules. `node` with a script path and `npx` with a package are allowed. 400 when refused.",
+};
 
 /** One `tool_overrides` entry, for the document (the service checks the object itself). */
 export class ToolOverrideEntry {
@@ -31,17 +41,6 @@ class ProviderCommandFields {
     description: 'Only `mcp_stdio` (400 otherwise).',
   })
   kind?: unknown;
-
-  @Allow()
-  @ApiProperty({
-    type: [String],
-    minItems: 1,
-    maxItems: 20,
-    example: ['node', 'tools/search-server.mjs'],
-    description:
-      "The program and its arguments, run without a shell. Shells, `sudo`, `su`, `env`, `curl`, `wget`, `nc`, `ssh`, awk and sed, and program launchers (`timeout`, `nohup`, `nice`, `ionice`, `setsid`, `stdbuf`, `chrt`, `taskset`, `xargs`, `busybox`, `find`, ...) are refused, compared by the executable's base name without a version suffix (so `/bin/bash`, `python3.12` and `node20` are matched too), as is an interpreter given an inline program (`-c`, `-e`, `-E`, `--eval`, `-p`, `--print`, `-r`, `-`, php's `-B`/`-R`, a `data:` URL); what `npx` runs obeys the same rules. `node` with a script path and `npx` with a package are allowed. 400 when refused.",
-  })
-  command_argv?: unknown;
 
   @Allow()
   @ApiProperty({
@@ -116,11 +115,19 @@ export class CreateToolProviderDto extends ProviderCommandFields {
 
   @TextField({ max: 200 })
   name: string;
+
+  @Allow()
+  @ApiProperty(COMMAND_ARGV)
+  command_argv: unknown;
 }
 
 export class UpdateToolProviderDto extends ProviderCommandFields {
   @TextField({ optional: true, max: 200 })
   name?: string;
+
+  @Allow()
+  @ApiPropertyOptional(COMMAND_ARGV)
+  command_argv?: unknown;
 }
 
 export class ToolProviderParams {
