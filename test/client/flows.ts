@@ -32,8 +32,13 @@ function ok<T>(step: string, result: { data?: T; error?: unknown; response: Resp
   return result.data;
 }
 
-export async function runMainFlows(baseUrl: string, unique: string): Promise<FlowResult> {
-  const anonymous = createClient<paths>({ baseUrl });
+/** `fetch` defaults to the global one; the e2e suite passes one that checks each answer against the contract. */
+export async function runMainFlows(
+  baseUrl: string,
+  unique: string,
+  fetch?: (input: Request) => Promise<Response>,
+): Promise<FlowResult> {
+  const anonymous = createClient<paths>({ baseUrl, fetch });
   const email = `typed-${unique}@example.test`;
   const password = 'correct-horse-battery';
 
@@ -64,6 +69,7 @@ export async function runMainFlows(baseUrl: string, unique: string): Promise<Flo
 
   const client = createClient<paths>({
     baseUrl,
+    fetch,
     headers: { Authorization: `${refreshed.token_type} ${refreshed.access_token}` },
   });
 

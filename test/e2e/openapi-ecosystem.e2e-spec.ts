@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import ts from 'typescript';
 import { startApp, TestApp } from '../support/app';
+import { checkedFetch } from '../support/openapi-contract';
 
 const run = promisify(execFile);
 const ROOT = join(__dirname, '..', '..');
@@ -17,10 +18,27 @@ interface LintReport {
   problems: { ruleId: string; severity: string; message: string; location: { pointer: string }[] }[];
 }
 
+interface SpectralResult {
+  code: string;
+  message: string;
+  severity: number;
+  path: string[];
+}
+
+interface SchemaLike {
+  $ref?: string;
+  type?: string;
+  nullable?: boolean;
+  enum?: unknown[];
+  anyOf?: SchemaLike[];
+  allOf?: SchemaLike[];
+}
+
 /** What test/client/flows.ts returns, as far as this test reads it. */
 type MainFlows = (
   baseUrl: string,
   unique: string,
+  fetch: typeof checkedFetch,
 ) => Promise<{
   registered: { id: string; email: string };
   login: { token_type: string; refresh_token: string };
@@ -72,20 +90,95 @@ describe('OpenAPI document in the ecosystem', () => {
     await t.close();
   });
 
-  it('lints clean with Redocly, recommended rules: no error, no warning', async () => {
+  /** Redocly's JSON report of `path` (it exits 1 when it finds errors; the report on stdout says which). */
+  async function redocly(path: string): Promise<LintReport> {
     const cli = join(ROOT, 'node_modules', '@redocly', 'cli', 'bin', 'cli.js');
-    const args = [cli, 'lint', documentPath, '--format=json', `--config=${join(ROOT, 'redocly.yaml')}`];
-    // Redocly exits 1 when it finds errors; the report on stdout says which.
+    const args = [cli, 'lint', path, '--format=json', `--config=${join(ROOT, 'redocly.yaml')}`];
     const { stdout } = await run(process.execPath, args, { env: TOOL_ENV, maxBuffer: 64 << 20 }).catch(
       (error: { stdout?: string }) => ({ stdout: error.stdout ?? '' }),
     );
-    const report = JSON.parse(stdout) as LintReport;
+    return JSON.parse(stdout) as LintReport;
+  }
+
+  it('lints clean with Redocly, recommended rules: no error, no warning', async () => {
+    const report = await redocly(documentPath);
     const problems = report.problems.map(
       (p) => `${p.severity} ${p.ruleId} ${p.location[0]?.pointer}: ${p.message}`,
     );
     expect(problems).toEqual([]);
     expect(report.totals).toEqual({ errors: 0, warnings: 0, ignored: 0 });
   }, 60_000);
+
+  it('lints clean with Spectral, spectral:oas rules: no error, no warning', async () => {
+    const cli = join(ROOT, 'node_modules', '@stoplight', 'spectral-cli', 'dist', 'index.js');
+    const output = join(work, 'spectral.json');
+    const args = [cli, 'lint', documentPath, `--ruleset=${join(ROOT, '.spectral.yaml')}`];
+    // Spectral exits 1 on a result at or above --fail-severity; the report in the file says which.
+    await run(process.execPath, [...args, '--format=json', `--output=${output}`, '--fail-severity=hint'], {
+      env: TOOL_ENV,
+      maxBuffer: 64 << 20,
+    }).catch(() => undefined);
+    const results = JSON.parse(readFileSync(output, 'utf8')) as SpectralResult[];
+    const SEVERITY = ['error', 'warning', 'info', 'hint'];
+    expect(results.map((r) => `${SEVERITY[r.severity]} ${r.code} ${r.path.join('.')}: ${r.message}`)).toEqual(
+      [],
+    );
+  }, 120_000);
+
+  it('admits null in every nullable reference, as Redocly checks examples (a nullable allOf would not)', async () => {
+    const document = JSON.parse(readFileSync(documentPath, 'utf8')) as {
+      components: { schemas: Record<string, { properties?: Record<string, SchemaLike> }> };
+    };
+    // The served form: `anyOf: [{$ref}, {type, nullable: true, enum: [null]}]`.
+    const nullable = Object.entries(document.components.schemas).flatMap(([name, schema]) =>
+      Object.entries(schema.properties ?? {})
+        .filter(([, p]) =>
+          p.anyOf?.some((alternative) => alternative.enum?.length === 1 && alternative.enum[0] === null),
+        )
+        .map(([property, p]) => ({ at: `${name}.${property}`, schema: p })),
+    );
+    expect(nullable.map((n) => n.at)).toEqual(
+      expect.arrayContaining([
+        'AccessRequestResponse.decided_by',
+        'TicketResponse.assignee',
+        'SpaceResponse.role',
+        'SsoProviderResponse.oidc',
+        'SsoProviderResponse.saml',
+      ]),
+    );
+    /** A document whose one response has every nullable reference as a property, in `form`, and `null` in each. */
+    const probe = async (form: (schema: SchemaLike) => SchemaLike): Promise<string[]> => {
+      const path = join(work, 'nullable-probe.json');
+      const properties = Object.fromEntries(nullable.map((n) => [n.at.replace('.', '_'), form(n.schema)]));
+      const example = Object.fromEntries(Object.keys(properties).map((name) => [name, null]));
+      const response = {
+        description: 'Probe.',
+        content: { 'application/json': { schema: { type: 'object', properties }, example } },
+      };
+      writeFileSync(
+        path,
+        JSON.stringify({
+          ...document,
+          paths: {
+            '/probe': { get: { operationId: 'probe', summary: 'Probe', responses: { '200': response } } },
+          },
+        }),
+      );
+      const report = await redocly(path);
+      return report.problems
+        .filter((p) => p.ruleId === 'no-invalid-media-type-examples')
+        .map((p) => p.location[0]?.pointer.split('/').pop() ?? '');
+    };
+    expect(await probe((schema) => schema)).toEqual([]);
+    // The generator's own form, which strict validators apply to null as well: each one refused.
+    const refused = await probe(({ anyOf, ...rest }) => ({
+      ...rest,
+      ...anyOf![1],
+      allOf: [anyOf![0]],
+      enum: undefined,
+    }));
+    expect(new Set(refused)).toEqual(new Set(nullable.map((n) => n.at.replace('.', '_'))));
+  }, 120_000);
 
   describe('a typed client generated with openapi-typescript and driven with openapi-fetch', () => {
     let flowsPath: string;
@@ -140,7 +233,7 @@ describe('OpenAPI document in the ecosystem', () => {
       // The copy beside its generated types (test/client is outside the project's own type-check).
       const { runMainFlows } = (await import(flowsPath)) as { runMainFlows: MainFlows };
       const unique = randomUUID().slice(0, 8);
-      const result = await runMainFlows(t.baseUrl, unique);
+      const result = await runMainFlows(t.baseUrl, unique, checkedFetch);
 
       expect(result.registered.email).toBe(`typed-${unique}@example.test`);
       expect(result.login.token_type.toLowerCase()).toBe('bearer');

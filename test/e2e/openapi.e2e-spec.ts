@@ -1,11 +1,17 @@
 import { startApp, TestApp } from '../support/app';
+import { createServer } from 'node:http';
+import { checkedAgent, OpenApiContract } from '../support/openapi-contract';
 
 interface Operation {
   operationId?: string;
   summary?: string;
+  description?: string;
+  tags?: string[];
+  parameters?: { $ref?: string; name?: string; in?: string }[];
   security?: Record<string, string[]>[];
   responses: Record<string, { content?: Record<string, { schema?: unknown }>; description?: string }>;
   'x-public'?: boolean;
+  'x-ignores-caller'?: boolean;
 }
 
 const METHODS = ['get', 'put', 'post', 'patch', 'delete'] as const;
@@ -18,6 +24,7 @@ describe('OpenAPI document', () => {
   let operations: Array<{ method: string; path: string; op: Operation }>;
   let document: {
     openapi: string;
+    tags: { name: string; description?: string }[];
     paths: Record<string, Record<string, Operation>>;
     components: { schemas: object };
   };
@@ -52,6 +59,45 @@ describe('OpenAPI document', () => {
       });
     }
     expect(new Set(ids).size).toBe(ids.length);
+  });
+
+  it('declares every tag an operation uses, with a description, and no other', () => {
+    const used = new Set(operations.flatMap(({ op }) => op.tags ?? []));
+    for (const { method, path, op } of operations) {
+      expect({ route: `${method} ${path}`, tags: op.tags?.length ?? 0 }).toEqual({
+        route: `${method} ${path}`,
+        tags: 1,
+      });
+    }
+    expect(document.tags.map((tag) => tag.name).sort()).toEqual([...used].sort());
+    for (const tag of document.tags) {
+      expect({ tag: tag.name, description: tag.description }).toEqual({
+        tag: tag.name,
+        description: expect.stringMatching(/\S/),
+      });
+    }
+  });
+
+  it('describes every operation', () => {
+    for (const { method, path, op } of operations) {
+      expect({ route: `${method} ${path}`, description: op.description }).toEqual({
+        route: `${method} ${path}`,
+        description: expect.stringMatching(/\S/),
+      });
+    }
+  });
+
+  it('documents X-Instance-Id and its 403 wherever a caller is known', () => {
+    for (const { method, path, op } of operations) {
+      if (isScim(path) || op['x-ignores-caller']) continue;
+      const route = `${method} ${path}`;
+      const refs = (op.parameters ?? []).map((p) => p.$ref);
+      expect({ route, header: refs.includes('#/components/parameters/InstanceId') }).toEqual({
+        route,
+        header: true,
+      });
+      expect({ route, has403: '403' in op.responses }).toEqual({ route, has403: true });
+    }
   });
 
   it('documents a success response with a schema (or an empty 204) for every operation', () => {
@@ -104,6 +150,102 @@ describe('OpenAPI document', () => {
         expect({ route, has401: '401' in op.responses }).toEqual({ route, has401: true });
       }
     }
+  });
+
+  describe('the contract every e2e answer is held to (test/support/openapi-contract.ts)', () => {
+    let contract: OpenApiContract;
+    const space = {
+      id: '00000000-0000-4000-8000-000000000001',
+      name: 'Sales',
+      slug: 'sales',
+      description: null,
+      features: {},
+      role: null as unknown,
+      created_at: '2026-01-01T00:00:00.000Z',
+      updated_at: '2026-01-01T00:00:00.000Z',
+    };
+    const answer = (status: number, body: unknown, contentType = 'application/json') => ({
+      method: 'GET',
+      url: '/api/v1.0/spaces/sales',
+      status,
+      headers: { 'content-type': `${contentType}; charset=utf-8` },
+      text: JSON.stringify(body),
+    });
+
+    beforeAll(() => {
+      contract = new OpenApiContract(document as ConstructorParameters<typeof OpenApiContract>[0]);
+    });
+
+    it('admits what the document says, null in a nullable reference included', () => {
+      expect(contract.violations(answer(200, space))).toEqual([]);
+      expect(contract.violations(answer(200, { ...space, role: 'viewer' }))).toEqual([]);
+    });
+
+    it('names the operation, status, JSON pointer and keyword of a violation', () => {
+      expect(contract.violations(answer(200, { ...space, role: 'owner' }))).toEqual(
+        expect.arrayContaining([
+          expect.stringMatching(/^GET \/api\/v1\.0\/spaces\/\{slug\} answered 200: body \/role: enum /),
+        ]),
+      );
+      expect(contract.violations(answer(200, { ...space, extra: 1 }))).toEqual([
+        expect.stringMatching(/body \(root\): unevaluatedProperties .*unevaluatedProperty="extra"/),
+      ]);
+      expect(contract.violations(answer(418, {}))).toEqual([
+        expect.stringMatching(
+          /^GET \/api\/v1\.0\/spaces\/\{slug\} answered 418, which the operation does not document/,
+        ),
+      ]);
+      expect(contract.violations(answer(200, space, 'text/csv'))).toEqual([
+        expect.stringMatching(/content type text\/csv, where the document has application\/json/),
+      ]);
+    });
+
+    it('fails the request that got an answer outside the contract, beside its own expectations', async () => {
+      const tiny = {
+        openapi: '3.0.3',
+        paths: {
+          '/api/v1.0/things/{id}': {
+            get: {
+              responses: {
+                '200': {
+                  description: 'A thing.',
+                  content: {
+                    'application/json': {
+                      schema: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] },
+                    },
+                  },
+                },
+              },
+            },
+          },
+        },
+      };
+      const server = createServer((req, res) => {
+        const body = req.url === '/api/v1.0/openapi.json' ? tiny : { id: 'a', extra: 1 };
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+      });
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      try {
+        const origin = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+        const http = checkedAgent(server, origin);
+        await expect(http.get('/api/v1.0/things/a').expect(200)).rejects.toThrow(
+          /Outside the OpenAPI contract:\n {2}- GET \/api\/v1\.0\/things\/\{id\} answered 200: body \(root\): unevaluatedProperties .*"extra"/,
+        );
+        await expect(http.get('/api/v1.0/things/a').expect(201)).rejects.toThrow(
+          /expected 201 "Created", got 200 "OK"[\s\S]*Outside the OpenAPI contract/,
+        );
+      } finally {
+        await new Promise((resolve) => server.close(resolve));
+      }
+    });
+
+    it('lets an unknown route answer 404, and nothing else', () => {
+      const unknown = { ...answer(404, {}, 'application/problem+json'), url: '/api/v1.0/nowhere' };
+      expect(contract.violations(unknown)).toEqual([]);
+      expect(contract.violations({ ...unknown, status: 200 })).toEqual([
+        'GET /api/v1.0/nowhere answered 200, but no operation documents this route',
+      ]);
+    });
   });
 
   it('matches the reviewed snapshot of the contract', () => {

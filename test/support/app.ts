@@ -2,15 +2,16 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { NestExpressApplication } from '@nestjs/platform-express';
-import request from 'supertest';
 import type TestAgent from 'supertest/lib/agent';
 import { createApp } from '../../src/app.factory';
 import { loadConfig } from '../../src/config/app.config';
 import type { HostResolver } from '../../src/platform/outbound-http/host-resolver';
 import { databaseUrl, workerDatabase } from './database';
+import { checkedAgent } from './openapi-contract';
 
 export interface TestApp {
   app: NestExpressApplication;
+  /** Every answer is checked against the app's OpenAPI document (see openapi-contract.ts). */
   http: TestAgent;
   /** Base URL of the listening server, for peers that call back. */
   baseUrl: string;
@@ -55,10 +56,11 @@ export async function startApp(options: StartOptions = {}): Promise<TestApp> {
   });
   await app.listen(0, '127.0.0.1');
   const address = app.getHttpServer().address() as { port: number };
+  const baseUrl = `http://127.0.0.1:${address.port}`;
   return {
     app,
-    http: request(app.getHttpServer()),
-    baseUrl: `http://127.0.0.1:${address.port}`,
+    http: checkedAgent(app.getHttpServer(), baseUrl),
+    baseUrl,
     close: () => app.close(),
   };
 }

@@ -1,5 +1,6 @@
 import { request as httpRequest } from 'node:http';
 import { Readable } from 'node:stream';
+import { checkExchange } from './openapi-contract';
 
 export interface RawPart {
   name: string;
@@ -97,8 +98,13 @@ export function streamUpload(options: {
         } catch {
           parsed = { text };
         }
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, body: parsed, sent });
+        const status = res.statusCode ?? 0;
         body.destroy();
+        // The answer is held to the app's OpenAPI document like every other (see openapi-contract.ts).
+        checkExchange({ method: 'POST', url: options.url, status, headers: res.headers, text }).then(
+          () => resolve({ status, headers: res.headers, body: parsed, sent }),
+          reject,
+        );
       });
     });
     req.on('error', reject);

@@ -11,5 +11,7 @@ export function Public(options: { ignoresCaller?: boolean } = {}) {
   return applyDecorators(
     SetMetadata(ACCESS_POLICY, { kind: 'public', ...options } satisfies AccessPolicy),
     ApiExtension('x-public', true),
+    // The document leaves `X-Instance-Id` (and its 403) off such a route: no caller is known there.
+    ...(options.ignoresCaller ? [ApiExtension('x-ignores-caller', true)] : []),
   );
 }

@@ -1,6 +1,6 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiResponse } from '@nestjs/swagger';
-import { ProblemDetails, ValidationProblem } from './problem.schema';
+import { ProblemDetails } from './problem.schema';
 
 const DESCRIPTIONS: Record<number, string> = {
   400: 'Bad request.',
@@ -9,7 +9,7 @@ const DESCRIPTIONS: Record<number, string> = {
   404: 'The resource, or the space, does not exist for the caller.',
   409: 'Conflict with the current state (uniqueness or a forbidden state move).',
   413: 'The payload is too large.',
-  422: 'The request fails validation.',
+  422: 'The request fails validation (`validation_failed`, with `errors[]`).',
   429: 'Too many requests; see Retry-After.',
   502: 'An upstream peer failed.',
   503: 'A dependency is unavailable.',
@@ -25,9 +25,8 @@ export function ApiProblems(...statuses: number[]) {
         description: DESCRIPTIONS[status] ?? 'Error.',
         content: {
           'application/problem+json': {
-            schema: {
-              $ref: `#/components/schemas/${status === 422 ? ValidationProblem.name : ProblemDetails.name}`,
-            },
+            // A 422 is not always a validation failure (an Idempotency-Key reused, an AI input blocked): see `code`.
+            schema: { $ref: `#/components/schemas/${ProblemDetails.name}` },
           },
         },
       }),

@@ -1,27 +1,91 @@
 import { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
-import { ProblemDetails, ValidationProblem } from './problem.schema';
+import { ProblemDetails } from './problem.schema';
+import { TAG_DESCRIPTIONS } from './tags';
+
+type Response = {
+  description?: string;
+  headers?: Record<string, unknown>;
+  content?: Record<string, unknown>;
+};
 
 type Operation = {
+  tags?: string[];
   parameters?: Record<string, unknown>[];
+  requestBody?: unknown;
   security?: Record<string, string[]>[];
-  responses?: Record<string, unknown>;
+  responses?: Record<string, Response>;
   'x-public'?: boolean;
+  'x-ignores-caller'?: boolean;
   'x-rate-limit'?: { exempt?: boolean; counted?: boolean };
   'x-required-credential'?: string;
 };
 
 const integerHeader = (description: string) => ({ description, schema: { type: 'integer' } });
+const stringHeader = (description: string) => ({ description, schema: { type: 'string' } });
+const headerRef = (name: string) => ({ $ref: `#/components/headers/${name}` });
+
+/**
+ * The rate-limit headers (see GET /rate-limit), on every answer of every
+ * operation that is counted or reports the budget. None is required: an
+ * answer refused before the limiter runs (an unparsable body, say) has none.
+ */
+const RATE_LIMIT_HEADERS = {
+  'X-RateLimit-Limit': integerHeader('Requests allowed in the window closest to running out.'),
+  'X-RateLimit-Remaining': integerHeader('Requests left in that window.'),
+  'X-RateLimit-Reset': integerHeader('Unix time (seconds) when that window resets.'),
+  RateLimit: stringHeader('The IETF `RateLimit` field: what is left of the window closest to running out.'),
+  'RateLimit-Policy': stringHeader(
+    'The IETF `RateLimit-Policy` field: every window the request counts against.',
+  ),
+};
+
+const RETRY_AFTER = {
+  description: 'Seconds to wait before retrying.',
+  required: true,
+  schema: { type: 'integer', minimum: 1 },
+};
 
 /** Every counted operation may answer 429 (rate limits); exempt and uncounted ones never do. */
 const RATE_LIMITED = {
   description: 'Rate limit exceeded; retry after `Retry-After` seconds.',
-  headers: {
-    'Retry-After': integerHeader('Seconds to wait before retrying.'),
-    'X-RateLimit-Limit': integerHeader('Requests allowed in the window closest to running out.'),
-    'X-RateLimit-Remaining': integerHeader('Requests left in that window.'),
-    'X-RateLimit-Reset': integerHeader('Unix time (seconds) when that window resets.'),
-  },
+  content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/ProblemDetails' } } },
+};
+
+const INSTANCE_ID = {
+  name: 'X-Instance-Id',
+  in: 'header' as const,
+  required: false,
+  description:
+    'Confirms the instance of the credential (any one is enough: the credential names its instance). ' +
+    "When sent with a credential, it must name the credential's own instance: any other value answers 403 " +
+    '(`instance_mismatch`), whether or not it names an instance. Without a credential it is not looked at.',
+  schema: { type: 'string', format: 'uuid' },
+};
+
+const INSTANCE_MISMATCH = "`X-Instance-Id` does not name the credential's instance (`instance_mismatch`).";
+
+const SCIM_INVALID_VALUE =
+  'SCIM error: invalidFilter, invalidValue, invalidPath, invalidSyntax, noTarget or mutability; ' +
+  'or a query parameter or body field holding text that cannot be stored (invalidValue).';
+
+const MALFORMED_REQUEST =
+  'The request path is not valid percent-encoded UTF-8, or the request body is not valid JSON.';
+
+const UNSTORABLE_PATH =
+  'A path segment holds a NUL character or an unpaired UTF-16 surrogate: nothing has this path.';
+
+const INSTANCE_UNAVAILABLE =
+  "The database of the caller's instance is unavailable (`instance_database_unavailable`): retry after `Retry-After` seconds.";
+
+const REDIRECT_BODY = {
+  'text/plain': { schema: { type: 'string' } },
+  'text/html': { schema: { type: 'string' } },
+};
+
+/** Any route may fail unexpectedly; the body carries `request_id` to quote. */
+const UNEXPECTED = {
+  description: 'An unexpected error; quote `request_id` when reporting it.',
   content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/ProblemDetails' } } },
 };
 
@@ -67,17 +131,25 @@ const METHODS = ['get', 'put', 'post', 'patch', 'delete', 'head', 'options'] as 
 const UNSTORABLE_INPUT = {
   description:
     'The request fails validation: on every route, a query parameter or body field holding a NUL character or an unpaired UTF-16 surrogate is refused.',
-  content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/ValidationProblem' } } },
+  content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/ProblemDetails' } } },
 };
 
 type SchemaNode = { [key: string]: unknown };
 
 const isNode = (value: unknown): value is SchemaNode => typeof value === 'object' && value !== null;
 
+/** The alternative that admits `null` beside a reference, for strict OpenAPI 3.0 validators. */
+const nullOf = (type: unknown) => ({ type, nullable: true, enum: [null] });
+
 /**
- * Tidies what the swagger generator emits for a referenced enum: an `allOf`
- * holding only a `$ref` becomes the `$ref` itself, and a nullable one gets
- * the `type` OpenAPI 3.0 requires beside `nullable` (taken from the target).
+ * Tidies what the swagger generator emits, for strict OpenAPI 3.0
+ * validators (Prism, Redocly, Spectral), which apply `allOf`, `oneOf` and
+ * `anyOf` to `null` too and admit `null` in an enum only when listed:
+ * - an `allOf` holding only a `$ref` becomes the `$ref` itself;
+ * - a nullable reference (`nullable` beside a one-`$ref` `allOf`) becomes
+ *   `anyOf: [{$ref}, {type, nullable: true, enum: [null]}]`: `nullable` on the
+ *   `allOf` would not admit `null`, and a one-schema `oneOf` is flagged by Redocly;
+ * - a nullable enum lists `null`.
  */
 function tidySchemas(document: OpenAPIObject): void {
   const schemas = (document.components?.schemas ?? {}) as Record<string, SchemaNode>;
@@ -93,6 +165,9 @@ function tidySchemas(document: OpenAPIObject): void {
       continue;
     }
     if (!isNode(node)) continue;
+    if (node.nullable === true && Array.isArray(node.enum) && !node.enum.includes(null)) {
+      node.enum = [...(node.enum as unknown[]), null];
+    }
     for (const [key, child] of Object.entries(node)) {
       if (isNode(child) && Array.isArray(child.allOf) && child.allOf.length === 1 && isNode(child.allOf[0])) {
         const [only] = child.allOf;
@@ -100,13 +175,88 @@ function tidySchemas(document: OpenAPIObject): void {
           node[key] = only;
           continue;
         }
-        if (child.nullable === true && child.type === undefined && targetOf(only)?.type) {
-          child.type = targetOf(only)?.type;
+        if (child.nullable === true) {
+          const { allOf: _allOf, nullable: _nullable, type, ...rest } = child;
+          node[key] = { ...rest, anyOf: [only, nullOf(type ?? targetOf(only)?.type)] };
+          continue;
         }
       }
       pending.push(child);
     }
   }
+}
+
+/** Every tag an operation uses, in alphabetical order, with its description. */
+function documentTags(document: OpenAPIObject): void {
+  const used = new Set<string>();
+  for (const path of Object.values(document.paths)) {
+    for (const method of METHODS) {
+      for (const tag of (path as Record<string, Operation | undefined>)[method]?.tags ?? []) used.add(tag);
+    }
+  }
+  document.tags = [...used].sort().map((name) => ({ name, description: TAG_DESCRIPTIONS[name] }));
+}
+
+/** Adds `sentence` to the description of `status`, or documents it as a problem with that description. */
+function addProblem(responses: Record<string, Response>, status: string, sentence: string): void {
+  const known = responses[status];
+  responses[status] = known
+    ? { ...known, description: `${known.description ?? ''} Or: ${sentence}`.trim() }
+    : problemResponse(sentence);
+}
+
+/** What every operation answers beside its own responses: security, shared statuses, headers and parameters. */
+function documentOperation(method: (typeof METHODS)[number], operation: Operation): void {
+  // SCIM routes take SCIM tokens and answer SCIM errors; their clients never send Idempotency-Key.
+  const scim = operation['x-required-credential'] === 'scim-token';
+  if (method === 'post' && !scim) documentIdempotencyKey(operation);
+  const responses = (operation.responses ??= {});
+  const pathParameters = (operation.parameters ?? []).some((p) => p.in === 'path');
+  const limits = operation['x-rate-limit'];
+  if (!limits?.exempt && limits?.counted !== false) responses['429'] ??= RATE_LIMITED;
+  if (scim) {
+    operation.security = [{ scim: [] }];
+    // Every SCIM answer is a SCIM error body, those of the storable-input check and of a crash included.
+    const scimError = responses['401']?.content;
+    responses['400'] ??= { description: SCIM_INVALID_VALUE, content: scimError };
+    responses['500'] ??= { description: 'SCIM error: an unexpected error.', content: scimError };
+  } else {
+    // The storable-input middleware runs before every route (see the document's description).
+    responses['422'] ??= UNSTORABLE_INPUT;
+    if (pathParameters || operation.requestBody) addProblem(responses, '400', MALFORMED_REQUEST);
+    if (pathParameters) addProblem(responses, '404', UNSTORABLE_PATH);
+    if (operation.requestBody) responses['413'] ??= problemResponse('The request body is too large.');
+    responses['500'] ??= UNEXPECTED;
+    if (operation['x-public']) {
+      operation.security = [];
+    } else {
+      operation.security = [{ bearer: [] }, { oauth2: [] }];
+      responses['401'] ??= problemResponse('Missing, malformed, expired or revoked credential.');
+    }
+    // A caller known by a credential is held to `X-Instance-Id` and served from their instance's database.
+    if (!operation['x-ignores-caller']) {
+      operation.parameters = [
+        ...(operation.parameters ?? []),
+        { $ref: '#/components/parameters/InstanceId' },
+      ];
+      addProblem(responses, '403', INSTANCE_MISMATCH);
+      addProblem(responses, '503', INSTANCE_UNAVAILABLE);
+    }
+  }
+  // Each answer is a copy: the shared ones above get headers of their own operation.
+  for (const [status, response] of Object.entries(responses)) {
+    const headers = { ...response.headers };
+    if (!limits?.exempt) {
+      for (const name of Object.keys(RATE_LIMIT_HEADERS)) headers[name] ??= headerRef(name);
+    }
+    if (status === '429') headers['Retry-After'] = RETRY_AFTER;
+    if (status === '503') headers['Retry-After'] ??= { ...RETRY_AFTER, required: false };
+    const copy = Object.keys(headers).length ? { ...response, headers } : { ...response };
+    // Express writes a short text (or HTML, for a browser) beside a redirect's Location.
+    if (/^3\d\d$/.test(status) && !copy.content) copy.content = REDIRECT_BODY;
+    responses[status] = copy;
+  }
+  operation.responses = Object.fromEntries(Object.entries(responses).sort(([a], [b]) => a.localeCompare(b)));
 }
 
 /**
@@ -154,41 +304,23 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
     )
     .build();
   const document = SwaggerModule.createDocument(app, config, {
-    extraModels: [ProblemDetails, ValidationProblem],
+    extraModels: [ProblemDetails],
     operationIdFactory: (_controller, method) => method,
   });
   document.components ??= {};
-  document.components.parameters = { ...document.components.parameters, IdempotencyKey: IDEMPOTENCY_KEY };
+  document.components.parameters = {
+    ...document.components.parameters,
+    IdempotencyKey: IDEMPOTENCY_KEY,
+    InstanceId: INSTANCE_ID,
+  };
+  document.components.headers = { ...document.components.headers, ...RATE_LIMIT_HEADERS };
   for (const path of Object.values(document.paths)) {
     for (const method of METHODS) {
       const operation = (path as Record<string, Operation | undefined>)[method];
-      if (!operation) continue;
-      // SCIM routes take SCIM tokens and answer SCIM errors; their clients never send Idempotency-Key.
-      const scim = operation['x-required-credential'] === 'scim-token';
-      if (method === 'post' && !scim) documentIdempotencyKey(operation);
-      operation.responses ??= {};
-      if (!Object.keys(operation.responses).some((status) => status.startsWith('4'))) {
-        operation.responses['422'] = UNSTORABLE_INPUT;
-      }
-      const limits = operation['x-rate-limit'];
-      if (!limits?.exempt && limits?.counted !== false) {
-        operation.responses['429'] ??= RATE_LIMITED;
-      }
-      if (scim) {
-        operation.security = [{ scim: [] }];
-        continue;
-      }
-      if (operation['x-public']) {
-        operation.security = [];
-        continue;
-      }
-      operation.security = [{ bearer: [] }, { oauth2: [] }];
-      operation.responses['401'] ??= {
-        description: 'Missing, malformed, expired or revoked credential.',
-        content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/ProblemDetails' } } },
-      };
+      if (operation) documentOperation(method, operation);
     }
   }
+  documentTags(document);
   tidySchemas(document);
   return document;
 }

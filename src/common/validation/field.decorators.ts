@@ -100,13 +100,23 @@ export function TextField(options: FieldOptions & { min?: number; max?: number }
   );
 }
 
+const EMAIL_DOC =
+  'An email address, trimmed and lowercased before it is checked (as validator.js `isEmail` checks it), at most 320 characters.';
+
+/**
+ * An email address, normalised then checked. Documented without `format: email`:
+ * a JSON Schema validator would refuse input the server accepts (surrounding spaces).
+ */
 export function EmailField(options: FieldOptions = {}) {
   return applyDecorators(
     Transform(({ value }) => (typeof value === 'string' ? value.trim().toLowerCase() : value)),
     ...presence(options),
     IsEmail({}, { message: '$property must be an email address' }),
     MaxLength(320),
-    documented(options, { type: String, format: 'email', maxLength: 320 }),
+    documented(
+      { ...options, description: options.description ? `${options.description} ${EMAIL_DOC}` : EMAIL_DOC },
+      { type: String, maxLength: 320 },
+    ),
   );
 }
 

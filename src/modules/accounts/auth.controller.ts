@@ -108,6 +108,8 @@ export class AuthController {
       'Takes the refresh token from the body, else from the cookie. Tokens rotate on every use; presenting an already-rotated token ends the whole session (401). Impersonation tokens get 401. Exempt from the general rate limits. ' +
       REFRESH_COOKIE_DOC,
   })
+  // The refresh cookie suffices: the body is optional.
+  @ApiBody({ type: RefreshRequestDto, required: false })
   @ApiOkResponse({ type: TokenResponse })
   @ApiProblems(401, 422)
   async refresh(
@@ -137,7 +139,11 @@ export class AuthController {
 
   @Get('me')
   @Authenticated()
-  @ApiOperation({ operationId: 'getCurrentUser', summary: 'Get the signed-in user' })
+  @ApiOperation({
+    operationId: 'getCurrentUser',
+    summary: 'Get the signed-in user',
+    description: 'The account the credential belongs to (under impersonation, the impersonated user).',
+  })
   @ApiOkResponse({ type: UserResponse })
   me(@CurrentActor() actor: Actor): Promise<UserResponse> {
     return this.auth.me(actor);

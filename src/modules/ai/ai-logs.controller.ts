@@ -84,6 +84,8 @@ export class AiLogsAdminController {
   @ApiOperation({
     operationId: 'getAiLog',
     summary: 'Read one AI log with its redacted messages and answer',
+    description:
+      'One AI call as logged: the messages sent and the answer, with secrets and personal data redacted, its tokens, cost and outcome.',
   })
   @ApiOkResponse({ type: AiLogDetailResponse })
   @ApiProblems(404, 422)

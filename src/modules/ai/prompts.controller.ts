@@ -37,7 +37,11 @@ export class PromptsController {
 
   @Get(':prompt_key')
   @SuperadminOnly()
-  @ApiOperation({ operationId: 'getPrompt', summary: 'Read a prompt with its versions' })
+  @ApiOperation({
+    operationId: 'getPrompt',
+    summary: 'Read a prompt with its versions',
+    description: 'One prompt with its variables, its active version and every version.',
+  })
   @ApiOkResponse({ type: PromptDetailResponse })
   @ApiProblems(404, 422)
   get(@Param() params: PromptKeyParams): Promise<PromptDetailResponse> {

@@ -62,6 +62,8 @@ export class AuthoringTasksController {
   @ApiOperation({
     operationId: 'getAuthoringTask',
     summary: 'Get a pipeline-authoring task with its web-search quota (edit access)',
+    description:
+      'One pipeline-authoring task of the space with its web-search quota: the searches used and remaining.',
   })
   @ApiOkResponse({ type: AuthoringTaskResponse })
   @ApiProblems(422)

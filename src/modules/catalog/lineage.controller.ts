@@ -59,7 +59,12 @@ export class LineageController {
   @Delete('lineage/:upstream_id/:downstream_id')
   @SpaceRole('editor')
   @HttpCode(204)
-  @ApiOperation({ operationId: 'deleteLineageEdge', summary: 'Remove a lineage edge (edit access)' })
+  @ApiOperation({
+    operationId: 'deleteLineageEdge',
+    summary: 'Remove a lineage edge (edit access)',
+    description:
+      'Removes the edge from `upstream_id` to `downstream_id`; 404 when the space has no such edge.',
+  })
   @ApiNoContentResponse({ description: 'Removed.' })
   @ApiProblems(422)
   async remove(

@@ -76,7 +76,12 @@ export class ProductsController {
 
   @Get(':product_id')
   @SpaceRole('viewer')
-  @ApiOperation({ operationId: 'getProduct', summary: 'Get a data product' })
+  @ApiOperation({
+    operationId: 'getProduct',
+    summary: 'Get a data product',
+    description:
+      'One data product of the space with its owners, stewards, criticality, sensitivity and attributes; any member may read it.',
+  })
   @ApiOkResponse({ type: ProductResponse })
   @ApiProblems(422)
   get(

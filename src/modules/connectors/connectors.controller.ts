@@ -74,7 +74,12 @@ export class ConnectorsController {
 
   @Get(':connector_id')
   @SpaceRole('viewer')
-  @ApiOperation({ operationId: 'getConnector', summary: 'Get a connector' })
+  @ApiOperation({
+    operationId: 'getConnector',
+    summary: 'Get a connector',
+    description:
+      'One connector of the space with the outcome of its last test and sync; its connection string is never answered.',
+  })
   @ApiOkResponse({ type: ConnectorResponse })
   @ApiProblems(422)
   get(@CurrentSpace() access: SpaceAccess, @Param() params: ConnectorParams): Promise<ConnectorResponse> {

@@ -60,7 +60,12 @@ export class InstancesController {
 
   @Get(':id')
   @SuperadminOnly()
-  @ApiOperation({ operationId: 'getInstance', summary: 'Get an instance' })
+  @ApiOperation({
+    operationId: 'getInstance',
+    summary: 'Get an instance',
+    description:
+      'One instance: its slug, name, status and whether it has a database URL of its own (the URL is never answered).',
+  })
   @ApiOkResponse({ type: InstanceResponse })
   @ApiProblems(404, 422)
   get(@Param() params: InstanceParams): Promise<InstanceResponse> {

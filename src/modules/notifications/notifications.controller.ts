@@ -39,7 +39,12 @@ export class NotificationsController {
 
   @Get()
   @Authenticated()
-  @ApiOperation({ operationId: 'listNotifications', summary: 'List my notifications, newest first' })
+  @ApiOperation({
+    operationId: 'listNotifications',
+    summary: 'List my notifications, newest first',
+    description:
+      'The signed-in user’s notifications, newest first, a page at a time; filter by read state or type.',
+  })
   @ApiOkResponse({ type: NotificationListResponse })
   @ApiProblems(422)
   list(
@@ -54,6 +59,8 @@ export class NotificationsController {
   @ApiOperation({
     operationId: 'countUnreadNotifications',
     summary: 'Count my unread notifications, in all and by type',
+    description:
+      'How many of the signed-in user’s notifications are unread, in all and by notification type.',
   })
   @ApiOkResponse({ type: UnreadCountResponse })
   unreadCount(@CurrentActor() actor: Actor): Promise<UnreadCountResponse> {
@@ -90,7 +97,12 @@ export class NotificationsController {
 
   @Patch(':id')
   @Authenticated()
-  @ApiOperation({ operationId: 'updateNotification', summary: 'Mark one of my notifications read or unread' })
+  @ApiOperation({
+    operationId: 'updateNotification',
+    summary: 'Mark one of my notifications read or unread',
+    description:
+      'Sets `read` on one of the signed-in user’s notifications; another user’s notification is 404.',
+  })
   @ApiOkResponse({ type: NotificationResponse })
   @ApiProblems(404, 422)
   update(

@@ -103,6 +103,8 @@ export class PoliciesController {
   @ApiOperation({
     operationId: 'listPolicyTemplates',
     summary: 'Ready-made policies; every rule is valid CEL',
+    description:
+      'Ready-made policies to start from; every rule is a valid CEL expression over the product fields.',
   })
   @ApiOkResponse({ type: PolicyTemplateResponse, isArray: true })
   templates(@Param() _params: SlugParams): PolicyTemplateResponse[] {
@@ -150,7 +152,11 @@ export class PoliciesController {
 
   @Get(':id')
   @SpaceRole('viewer')
-  @ApiOperation({ operationId: 'getPolicy', summary: 'Get a policy' })
+  @ApiOperation({
+    operationId: 'getPolicy',
+    summary: 'Get a policy',
+    description: 'One policy of the space with its CEL rule and when it was last evaluated.',
+  })
   @ApiOkResponse({ type: PolicyResponse })
   @ApiProblems(422)
   get(@CurrentSpace() access: SpaceAccess, @Param() params: PolicyPathParams): Promise<PolicyResponse> {
@@ -178,7 +184,12 @@ export class PoliciesController {
   @Delete(':id')
   @SpaceRole('editor')
   @HttpCode(204)
-  @ApiOperation({ operationId: 'deletePolicy', summary: 'Delete a policy and its evaluations (edit access)' })
+  @ApiOperation({
+    operationId: 'deletePolicy',
+    summary: 'Delete a policy and its evaluations (edit access)',
+    description:
+      'Deletes the policy with every evaluation recorded for it; 404 when the space has no such policy.',
+  })
   @ApiNoContentResponse({ description: 'Deleted.' })
   @ApiProblems(422)
   delete(

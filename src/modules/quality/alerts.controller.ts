@@ -60,7 +60,11 @@ export class AlertsController {
 
   @Get(':alert_id')
   @SpaceRole('viewer')
-  @ApiOperation({ operationId: 'getAlert', summary: 'Get an alert' })
+  @ApiOperation({
+    operationId: 'getAlert',
+    summary: 'Get an alert',
+    description: 'One alert of the space with its status, severity and incident, if any.',
+  })
   @ApiOkResponse({ type: AlertResponse })
   @ApiProblems(422)
   get(@CurrentSpace() access: SpaceAccess, @Param() params: AlertPathParams): Promise<AlertResponse> {

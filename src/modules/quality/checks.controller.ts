@@ -74,7 +74,12 @@ export class ChecksController {
 
   @Get(':check_id')
   @SpaceRole('viewer')
-  @ApiOperation({ operationId: 'getCheck', summary: 'Get a quality check' })
+  @ApiOperation({
+    operationId: 'getCheck',
+    summary: 'Get a quality check',
+    description:
+      'One quality check of the space with its configuration, schedule and the status of its last run.',
+  })
   @ApiOkResponse({ type: CheckResponse })
   @ApiProblems(422)
   get(@CurrentSpace() access: SpaceAccess, @Param() params: CheckPathParams): Promise<CheckResponse> {

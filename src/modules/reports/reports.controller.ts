@@ -76,7 +76,11 @@ export class ReportsController {
 
   @Get(':id')
   @SpaceRole('viewer')
-  @ApiOperation({ operationId: 'getReport', summary: 'Get a report schedule' })
+  @ApiOperation({
+    operationId: 'getReport',
+    summary: 'Get a report schedule',
+    description: 'One report schedule of the space with its recipients, last sending and next run.',
+  })
   @ApiOkResponse({ type: ReportResponse })
   @ApiProblems(422)
   get(@CurrentSpace() access: SpaceAccess, @Param() params: ReportPathParams): Promise<ReportResponse> {
@@ -104,7 +108,12 @@ export class ReportsController {
   @Delete(':id')
   @SpaceRole('editor')
   @HttpCode(204)
-  @ApiOperation({ operationId: 'deleteReport', summary: 'Delete a report schedule (edit access)' })
+  @ApiOperation({
+    operationId: 'deleteReport',
+    summary: 'Delete a report schedule (edit access)',
+    description:
+      'Deletes the report schedule: nothing more is sent; 404 when the space has no such schedule.',
+  })
   @ApiNoContentResponse({ description: 'Deleted.' })
   @ApiProblems(422)
   delete(

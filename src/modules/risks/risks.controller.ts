@@ -89,6 +89,7 @@ export class RisksController {
   @ApiOperation({
     operationId: 'listRiskTemplates',
     summary: 'Pre-built risk templates, one or more per category',
+    description: 'Ready-made risks to start the register from, one or more per risk category; read-only.',
   })
   @ApiOkResponse({ type: RiskTemplateResponse, isArray: true })
   templates(@Param() _params: SlugParams): RiskTemplateResponse[] {
@@ -97,7 +98,11 @@ export class RisksController {
 
   @Get(':id')
   @SpaceRole('viewer')
-  @ApiOperation({ operationId: 'getRisk', summary: 'Get a risk' })
+  @ApiOperation({
+    operationId: 'getRisk',
+    summary: 'Get a risk',
+    description: 'One risk of the register with its likelihood, impact, score, tier and owner.',
+  })
   @ApiOkResponse({ type: RiskResponse })
   @ApiProblems(422)
   get(@CurrentSpace() access: SpaceAccess, @Param() params: RiskPathParams): Promise<RiskResponse> {

@@ -40,7 +40,11 @@ export class ScimDiscoveryController {
   @Get('ResourceTypes')
   @ScimRoute()
   @Header('Content-Type', SCIM_CONTENT_TYPE)
-  @ApiOperation({ operationId: 'scimResourceTypes', summary: 'SCIM: the resource types (User, Group)' })
+  @ApiOperation({
+    operationId: 'scimResourceTypes',
+    summary: 'SCIM: the resource types (User, Group)',
+    description: 'The SCIM resource types this service provider serves (RFC 7644 section 4): User and Group.',
+  })
   @ScimDocument('A ListResponse of ResourceType documents.')
   scimResourceTypes() {
     const types = resourceTypeList(this.base);
@@ -50,7 +54,11 @@ export class ScimDiscoveryController {
   @Get('ResourceTypes/:id')
   @ScimRoute()
   @Header('Content-Type', SCIM_CONTENT_TYPE)
-  @ApiOperation({ operationId: 'scimGetResourceType', summary: 'SCIM: one resource type (User or Group)' })
+  @ApiOperation({
+    operationId: 'scimGetResourceType',
+    summary: 'SCIM: one resource type (User or Group)',
+    description: 'One SCIM resource type, `User` or `Group`; another id answers a SCIM 404.',
+  })
   @ScimDocument('The ResourceType document.')
   @ApiScimErrors(404)
   scimGetResourceType(@Param() params: ScimIdParams) {
@@ -62,7 +70,12 @@ export class ScimDiscoveryController {
   @Get('Schemas')
   @ScimRoute()
   @Header('Content-Type', SCIM_CONTENT_TYPE)
-  @ApiOperation({ operationId: 'scimSchemas', summary: 'SCIM: the User, Group and Enterprise User schemas' })
+  @ApiOperation({
+    operationId: 'scimSchemas',
+    summary: 'SCIM: the User, Group and Enterprise User schemas',
+    description:
+      'The SCIM schemas of the User and Group resources and the Enterprise User extension this service provider serves (RFC 7643).',
+  })
   @ScimDocument('A ListResponse of Schema documents.')
   scimSchemas() {
     const schemas = schemaList(this.base);
@@ -72,7 +85,11 @@ export class ScimDiscoveryController {
   @Get('Schemas/:id')
   @ScimRoute()
   @Header('Content-Type', SCIM_CONTENT_TYPE)
-  @ApiOperation({ operationId: 'scimGetSchema', summary: 'SCIM: one schema, by its URN' })
+  @ApiOperation({
+    operationId: 'scimGetSchema',
+    summary: 'SCIM: one schema, by its URN',
+    description: 'One SCIM schema by its URN; an unknown URN answers a SCIM 404.',
+  })
   @ScimDocument('The Schema document.')
   @ApiScimErrors(404)
   scimGetSchema(@Param() params: ScimIdParams) {

@@ -48,7 +48,12 @@ export class ScimGroupsController {
   @Get(':id')
   @ScimRoute()
   @Header('Content-Type', SCIM_CONTENT_TYPE)
-  @ApiOperation({ operationId: 'scimGetGroup', summary: 'SCIM: get a group' })
+  @ApiOperation({
+    operationId: 'scimGetGroup',
+    summary: 'SCIM: get a group',
+    description:
+      'One provisioned group as a SCIM Group resource, with its `ETag`; an unknown id answers a SCIM 404.',
+  })
   @ScimOk(200, 'The Group resource, with its ETag.')
   @ApiScimErrors(404)
   async scimGetGroup(

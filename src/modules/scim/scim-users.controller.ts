@@ -46,7 +46,12 @@ export class ScimUsersController {
   @Get(':id')
   @ScimRoute()
   @Header('Content-Type', SCIM_CONTENT_TYPE)
-  @ApiOperation({ operationId: 'scimGetUser', summary: 'SCIM: get a user' })
+  @ApiOperation({
+    operationId: 'scimGetUser',
+    summary: 'SCIM: get a user',
+    description:
+      'One provisioned user as a SCIM User resource, with its `ETag`; an unknown id answers a SCIM 404.',
+  })
   @ScimOk(200, 'The User resource, with its ETag.')
   @ApiScimErrors(404)
   async scimGetUser(

@@ -73,7 +73,12 @@ export class SpacesController {
 
   @Get(':slug')
   @SpaceRole('viewer')
-  @ApiOperation({ operationId: 'getSpace', summary: 'Get a space' })
+  @ApiOperation({
+    operationId: 'getSpace',
+    summary: 'Get a space',
+    description:
+      'The space with its features and the caller’s role in it (null for a superadmin who is not a member); any member may read it.',
+  })
   @ApiOkResponse({ type: SpaceResponse })
   @ApiProblems(422)
   get(

@@ -61,7 +61,11 @@ export class SsoProvidersController {
 
   @Get(':id')
   @SuperadminOnly()
-  @ApiOperation({ operationId: 'getSsoProvider', summary: 'Get an SSO identity provider' })
+  @ApiOperation({
+    operationId: 'getSsoProvider',
+    summary: 'Get an SSO identity provider',
+    description: 'One SAML or OIDC identity provider; client secrets are never answered.',
+  })
   @ApiOkResponse({ type: SsoProviderResponse })
   @ApiProblems(404, 422)
   get(@Param() params: SsoProviderParams): Promise<SsoProviderResponse> {

@@ -64,7 +64,12 @@ export class ToolProvidersController {
 
   @Get(':id')
   @SuperadminOnly()
-  @ApiOperation({ operationId: 'getToolProvider', summary: 'Get an external tool provider' })
+  @ApiOperation({
+    operationId: 'getToolProvider',
+    summary: 'Get an external tool provider',
+    description:
+      'One external tool provider with its command, environment, tool overrides and the outcome of its last discovery; the credential’s secret is never answered.',
+  })
   @ApiOkResponse({ type: ToolProviderResponse })
   @ApiProblems(404, 422)
   get(@Param() params: ToolProviderParams): Promise<ToolProviderResponse> {

@@ -16,7 +16,11 @@ export class PreferencesController {
 
   @Get()
   @Authenticated()
-  @ApiOperation({ operationId: 'getPreferences', summary: 'Get my preferences, defaults filled in' })
+  @ApiOperation({
+    operationId: 'getPreferences',
+    summary: 'Get my preferences, defaults filled in',
+    description: 'Every preference of the signed-in user; those never set come with their defaults.',
+  })
   @ApiOkResponse({ type: PreferencesResponse })
   get(@CurrentActor() actor: Actor): Promise<PreferencesResponse> {
     return this.users.getPreferences(actor);

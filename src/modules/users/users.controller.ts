@@ -29,7 +29,11 @@ export class UsersController {
 
   @Get('me')
   @Authenticated()
-  @ApiOperation({ operationId: 'getMyProfile', summary: 'Get my profile with my spaces' })
+  @ApiOperation({
+    operationId: 'getMyProfile',
+    summary: 'Get my profile with my spaces',
+    description: 'The signed-in user with the spaces they belong to and their role in each.',
+  })
   @ApiOkResponse({ type: ProfileResponse })
   getMe(@CurrentActor() actor: Actor): Promise<ProfileResponse> {
     return this.users.getProfile(actor);

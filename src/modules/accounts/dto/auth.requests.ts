@@ -16,7 +16,7 @@ function PasswordField(description = `At least ${PASSWORD_MIN} characters.`) {
 }
 
 export class RegisterDto {
-  @EmailField({ description: 'Login name; trimmed and lowercased.' })
+  @EmailField({ description: 'The login name.' })
   email: string;
 
   @PasswordField()
