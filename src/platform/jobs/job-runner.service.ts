@@ -61,10 +61,10 @@ const DEFAULTS: Required<JobOptions> = {
 /**
  * The one background job runner: PostgreSQL rows claimed with
  * `FOR UPDATE SKIP LOCKED`, so any number of replicas share the work and a
- * job runs once. Each module registers its own handlers, typed by the job
- * map (job-map.ts), which every declared job must have by the boot's end.
- * Cron schedules are rows too: the replica that claims a due one enqueues
- * its occurrence.
+ * job runs once. Each module registers its own handlers; the job map
+ * (job-map.ts) types them, and a declared job left without one fails the
+ * boot. Cron schedules are rows too: the replica that claims a due one
+ * enqueues its occurrence.
  *
  * A claim is a short lease (JOB_LEASE_SECONDS) that the claiming worker
  * renews while the job runs, so the jobs of a crashed process run again
