@@ -3,11 +3,18 @@ import { DataSource } from 'typeorm';
 import { JobRunner } from '../../src/platform/jobs/job-runner.service';
 import { startApp, TestApp } from '../support/app';
 
+// These tests register throwaway jobs of their own: any name under `test.` is a job with any payload.
+declare module '../../src/platform/jobs/job-map' {
+  interface JobMap {
+    [name: `test.${string}`]: object;
+  }
+}
+
 describe('job runner', () => {
   let t: TestApp;
   let jobs: JobRunner;
   let db: DataSource;
-  const name = (label: string) => `test.${label}.${randomUUID().slice(0, 8)}`;
+  const name = (label: string): `test.${string}` => `test.${label}.${randomUUID().slice(0, 8)}`;
 
   beforeAll(async () => {
     t = await startApp();
@@ -19,7 +26,7 @@ describe('job runner', () => {
   it('runs an enqueued job once with its payload', async () => {
     const seen: unknown[] = [];
     const job = name('once');
-    jobs.register<{ n: number }>(job, async (payload) => {
+    jobs.register(job, async (payload) => {
       seen.push(payload);
     });
     await jobs.enqueue(null, job, { n: 7 });
@@ -114,7 +121,7 @@ describe('job leases', () => {
   let t: TestApp;
   let jobs: JobRunner;
   let db: DataSource;
-  const name = (label: string) => `test.${label}.${randomUUID().slice(0, 8)}`;
+  const name = (label: string): `test.${string}` => `test.${label}.${randomUUID().slice(0, 8)}`;
 
   beforeAll(async () => {
     // A short lease (renewed every second) keeps the test quick.

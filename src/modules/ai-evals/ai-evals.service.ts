@@ -63,15 +63,11 @@ export class AiEvalsService implements OnModuleInit {
   ) {}
 
   onModuleInit(): void {
-    this.jobs.register<{ run_id: string }>(
-      RUN_JOB,
-      (payload, context) => this.execute(payload.run_id, context),
-      {
-        maxAttempts: MAX_ATTEMPTS,
-        // The suite makes one provider call per case, each bounded by the gateway's own time-out.
-        timeoutMs: 30 * 60_000,
-      },
-    );
+    this.jobs.register(RUN_JOB, (payload, context) => this.execute(payload.run_id, context), {
+      maxAttempts: MAX_ATTEMPTS,
+      // The suite makes one provider call per case, each bounded by the gateway's own time-out.
+      timeoutMs: 30 * 60_000,
+    });
   }
 
   async start(actor: Actor, dto: StartEvalRunDto): Promise<EvalRunResponse> {

@@ -10,7 +10,7 @@ import {
   AiProviderFailed,
   AiProviderTimeout,
 } from './ai.errors';
-import { AiLogStore, SpanRecord } from './ai-log-store';
+import { AiLogStore } from './ai-log-store';
 import { estimateTokens } from './budget-rules';
 import { BudgetSnapshot, BudgetsService } from './budgets.service';
 import type { StoredMessage } from './entities/ai-log.entity';
@@ -18,7 +18,7 @@ import { checkUntrusted, GuardrailKind, redact, redactionActions } from './guard
 import { ModelRoutingService } from './model-routing.service';
 import { costOf } from './pricing';
 import { PromptsService } from './prompts.service';
-import { budgetSentence, parseJson, PreparedCall, prefetch, span, timed } from './gateway-steps';
+import { budgetSentence, parseJson, PreparedCall, prefetch, span, SpanRecord, timed } from './gateway-steps';
 import { ProviderClient, ProviderFailure } from './providers/provider-client';
 import type { ProviderTarget } from './providers/wire';
 

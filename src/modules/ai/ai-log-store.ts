@@ -3,18 +3,9 @@ import { randomUUID } from 'node:crypto';
 import { PreparedQueries } from '../../database/prepared-queries';
 import type { AiLogStatus, StoredMessage } from './entities/ai-log.entity';
 import type { AiRunStatus } from './entities/ai-workflow-run.entity';
-import type { AiSpanName } from './entities/ai-span.entity';
 import type { GuardrailAction } from './guardrails';
-import { AttemptBase, span } from './gateway-steps';
+import { AttemptBase, span, SpanRecord } from './gateway-steps';
 import type { ProviderTarget } from './providers/wire';
-
-export interface SpanRecord {
-  name: AiSpanName;
-  status: string;
-  startedAt: Date;
-  durationMs: number;
-  detail: Record<string, unknown>;
-}
 
 export interface LogRecord {
   id: string;

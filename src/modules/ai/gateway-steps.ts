@@ -1,4 +1,3 @@
-import type { SpanRecord } from './ai-log-store';
 import type { BudgetRefusal } from './budgets.service';
 import type { StoredMessage } from './entities/ai-log.entity';
 import type { AiSpanName } from './entities/ai-span.entity';
@@ -28,6 +27,15 @@ export interface AttemptBase {
   actions: GuardrailAction[];
   run: { own: boolean; runId: string; startedAt: Date };
   started: number;
+}
+
+/** One step of a call, as the log store writes it (ai_spans). */
+export interface SpanRecord {
+  name: AiSpanName;
+  status: string;
+  startedAt: Date;
+  durationMs: number;
+  detail: Record<string, unknown>;
 }
 
 const JSON_FENCE = /^\s*```(?:json)?\s*([\s\S]*?)\s*```\s*$/i;

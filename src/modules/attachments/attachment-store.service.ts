@@ -90,10 +90,10 @@ export class AttachmentStore implements OnModuleInit {
   }
 
   onModuleInit(): void {
-    this.jobs.register<{ storage_key: string }>(PURGE_OBJECT_JOB, (p) => this.storage.delete(p.storage_key), {
+    this.jobs.register(PURGE_OBJECT_JOB, (p) => this.storage.delete(p.storage_key), {
       maxAttempts: 10,
     });
-    this.jobs.register<{ storage_key: string }>(REAP_UPLOAD_JOB, (p) => this.reap(p.storage_key), {
+    this.jobs.register(REAP_UPLOAD_JOB, (p) => this.reap(p.storage_key), {
       maxAttempts: 10,
     });
     this.jobs.register(SWEEP_ORPHANS_JOB, async () => {

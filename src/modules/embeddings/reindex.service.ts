@@ -6,6 +6,7 @@ import type { Actor } from '../../common/auth/actor';
 import { Conflict } from '../../common/errors/domain-error';
 import { TransactionRunner } from '../../database/transaction-runner';
 import { AuditService } from '../../platform/audit/audit.service';
+import { JobPayload } from '../../platform/jobs/job-map';
 import { JobRunner } from '../../platform/jobs/job-runner.service';
 import { ReindexResponse, ReindexRunResponse, ReindexStatusResponse } from './dto/embedding-config.dto';
 import { EmbeddingConfigService } from './embedding-config.service';
@@ -20,12 +21,6 @@ import { SemanticItemType, VectorStore } from './vector-store';
 export const REINDEX_JOB = 'embeddings.reindex';
 /** Batches in a row the provider failed before the run gives up (the provider is down, not one bad text). */
 const MAX_FAILED_BATCHES_IN_A_ROW = 3;
-
-interface ReindexPayload {
-  scope: string;
-  item_type: SemanticItemType;
-  run_id: string;
-}
 
 const LABEL: Record<SemanticItemType, string> = {
   product: 'products',
@@ -53,7 +48,7 @@ export class ReindexService implements OnModuleInit {
   ) {}
 
   onModuleInit(): void {
-    this.jobs.register<ReindexPayload>(REINDEX_JOB, (payload) => this.run(payload), {
+    this.jobs.register(REINDEX_JOB, (payload) => this.run(payload), {
       // A reindex of many items on a hosted provider runs long; it is resumable, so a retry costs little.
       timeoutMs: 6 * 60 * 60_000,
       maxAttempts: 10,
@@ -100,7 +95,7 @@ export class ReindexService implements OnModuleInit {
       await this.jobs.enqueue(
         em,
         REINDEX_JOB,
-        { scope, item_type: type, run_id: runId } satisfies ReindexPayload,
+        { scope, item_type: type, run_id: runId },
         {
           singletonKey: `${REINDEX_JOB}:${runId}`,
         },
@@ -142,7 +137,7 @@ export class ReindexService implements OnModuleInit {
     };
   }
 
-  private async run(payload: ReindexPayload): Promise<void> {
+  private async run(payload: JobPayload<'embeddings.reindex'>): Promise<void> {
     const runs = this.dataSource.getRepository(EmbeddingReindexRun);
     const where = { scope: payload.scope, itemType: payload.item_type };
     const started = await runs.findOneBy(where);

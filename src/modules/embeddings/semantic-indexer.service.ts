@@ -12,11 +12,6 @@ import { SemanticItemType, StoredVector, VectorStore } from './vector-store';
 
 export const REFRESH_JOB = 'embeddings.refresh';
 
-interface RefreshPayload {
-  item_type: SemanticItemType;
-  item_ids: string[];
-}
-
 /** The vectors a batch needs written, and how many items were unchanged. */
 export interface PreparedBatch {
   vectors: StoredVector[];
@@ -42,14 +37,17 @@ export class SemanticIndexer implements OnModuleInit {
   ) {}
 
   onModuleInit(): void {
-    this.jobs.register<RefreshPayload>(REFRESH_JOB, (payload) =>
-      this.refresh(payload.item_type, payload.item_ids),
-    );
+    this.jobs.register(REFRESH_JOB, (payload) => this.refresh(payload.item_type, payload.item_ids));
     const refresh =
       (type: SemanticItemType) => async (event: { id: string }, em: EntityManager, id: string) =>
-        this.jobs.enqueue(em, REFRESH_JOB, { item_type: type, item_ids: [id] } satisfies RefreshPayload, {
-          singletonKey: `${REFRESH_JOB}:${event.id}`,
-        });
+        this.jobs.enqueue(
+          em,
+          REFRESH_JOB,
+          { item_type: type, item_ids: [id] },
+          {
+            singletonKey: `${REFRESH_JOB}:${event.id}`,
+          },
+        );
     const onProduct = refresh('product');
     const onPage = refresh('standard_page');
     this.dispatcher.on('product.created', 'embeddings.index-product', (e, em) =>

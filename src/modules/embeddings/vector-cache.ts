@@ -12,7 +12,6 @@ import { InstanceDatabases } from '../../database/instance-databases';
 import { JobRunner } from '../../platform/jobs/job-runner.service';
 import type { SemanticItemType } from './entities/item-embedding.entity';
 import { MemoryVectorIndex } from './memory-vector-index';
-import type { VectorProducer } from './vector-store';
 import { decodeRealArray } from './vector-math';
 
 /** Rows read per statement: a load, or a large change, keeps bounded memory. */
@@ -26,6 +25,12 @@ const PURGE_JOB = 'embeddings.purge-removals';
  * would otherwise read (and every search arriving meanwhile wait for).
  */
 const BACKGROUND_FOLLOW_MS = 1_000;
+
+/** The embedder whose vectors a call reads or writes: its size, and its `fingerprintOf`. */
+export interface VectorProducer {
+  dimensions: number;
+  fingerprint: string;
+}
 
 interface WrittenRow {
   item_type: SemanticItemType;

@@ -2,7 +2,7 @@ import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import type { SemanticItemType } from './entities/item-embedding.entity';
-import { VectorCache } from './vector-cache';
+import { VectorCache, VectorProducer } from './vector-cache';
 import { decodeRealArray, dot, l2Normalize, pgvectorLiteral, realArrayLiteral } from './vector-math';
 
 export type { SemanticItemType } from './entities/item-embedding.entity';
@@ -14,12 +14,6 @@ export interface StoredVector {
   vector: number[];
   contentHash: string;
   sourceUpdatedAt: Date;
-}
-
-/** The embedder whose vectors a call reads or writes: its size, and its `fingerprintOf`. */
-export interface VectorProducer {
-  dimensions: number;
-  fingerprint: string;
 }
 
 export interface NearestQuery extends VectorProducer {

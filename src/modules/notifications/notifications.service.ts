@@ -69,7 +69,7 @@ export class NotificationsService implements OnModuleInit {
   ) {}
 
   onModuleInit(): void {
-    this.jobs.register<{ user_id: string }>(DIGEST_JOB, (payload) => this.sendDigest(payload.user_id), {
+    this.jobs.register(DIGEST_JOB, (payload) => this.sendDigest(payload.user_id), {
       maxAttempts: 5,
     });
   }

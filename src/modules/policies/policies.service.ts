@@ -38,7 +38,7 @@ export class PoliciesService implements OnModuleInit {
 
   onModuleInit(): void {
     // A new, changed, re-enabled or unarchived policy is evaluated in the background at once.
-    this.jobs.register<{ policy_id: string }>(
+    this.jobs.register(
       EVALUATE_POLICY_JOB,
       (payload) =>
         this.tx.run(async (em) => {

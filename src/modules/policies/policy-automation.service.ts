@@ -81,7 +81,7 @@ export class PolicyAutomation implements OnModuleInit {
         },
       });
     });
-    this.jobs.register<{ space_id: string }>(
+    this.jobs.register(
       EVALUATE_SPACE_JOB,
       (payload) =>
         this.tx.run(async (em) => {

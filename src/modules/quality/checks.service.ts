@@ -67,7 +67,7 @@ export class ChecksService implements OnModuleInit {
     });
     this.jobs.registerCron(SWEEP_JOB, '* * * * *', SWEEP_JOB);
     // A scheduled run that fails to record is not retried: the next occurrence comes soon enough.
-    this.jobs.register<{ check_id: string }>(RUN_JOB, (payload) => this.runScheduled(payload.check_id), {
+    this.jobs.register(RUN_JOB, (payload) => this.runScheduled(payload.check_id), {
       maxAttempts: 1,
       timeoutMs: 60_000,
     });

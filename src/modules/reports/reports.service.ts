@@ -7,6 +7,7 @@ import type { Page } from '../../common/http/page.dto';
 import type { SpaceAccess } from '../../common/permissions/space-access.port';
 import { TransactionRunner } from '../../database/transaction-runner';
 import { AuditService } from '../../platform/audit/audit.service';
+import { JobPayload } from '../../platform/jobs/job-map';
 import { JobRunner } from '../../platform/jobs/job-runner.service';
 import { MailerService } from '../../platform/mail/mailer.service';
 import {
@@ -58,13 +59,9 @@ export class ReportsService implements OnModuleInit {
 
   onModuleInit(): void {
     this.jobs.register(DISPATCH_JOB, () => this.dispatchDue(), { maxAttempts: 3 });
-    this.jobs.register<{ schedule_id: string; scheduled_for: string }>(
-      SEND_JOB,
-      (payload) => this.sendScheduled(payload),
-      {
-        maxAttempts: 6,
-      },
-    );
+    this.jobs.register(SEND_JOB, (payload) => this.sendScheduled(payload), {
+      maxAttempts: 6,
+    });
     this.jobs.registerCron(DISPATCH_CRON, '* * * * *', DISPATCH_JOB);
   }
 
@@ -195,7 +192,7 @@ export class ReportsService implements OnModuleInit {
     });
   }
 
-  private async sendScheduled(payload: { schedule_id: string; scheduled_for: string }): Promise<void> {
+  private async sendScheduled(payload: JobPayload<'reports.send-scheduled'>): Promise<void> {
     const schedule = await this.dataSource
       .getRepository(ReportSchedule)
       .findOneBy({ id: payload.schedule_id });

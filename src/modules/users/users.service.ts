@@ -4,6 +4,7 @@ import { Brackets, EntityManager, Repository } from 'typeorm';
 import type { Actor } from '../../common/auth/actor';
 import { Conflict, Forbidden, NotFound } from '../../common/errors/domain-error';
 import { GovernanceDirectory, MembershipDirectory } from '../../common/permissions/space-access.port';
+import { likePattern } from '../../common/text/like-pattern';
 import { jsonValue } from '../../database/json-column';
 import { TransactionRunner } from '../../database/transaction-runner';
 import { AuditService } from '../../platform/audit/audit.service';
@@ -75,11 +76,6 @@ const OWN_USER_SQL = `SELECT id, email, first_name AS "firstName", last_name AS 
        ai_literacy_completion_date::text AS "aiLiteracyCompletionDate",
        ai_literacy_next_renewal::text AS "aiLiteracyNextRenewal", created_at AS "createdAt", last_login AS "lastLogin"
   FROM users WHERE id = $1`;
-
-/** Escapes LIKE wildcards in user input. */
-export function likePattern(text: string): string {
-  return `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-}
 
 @Injectable()
 export class UsersService {

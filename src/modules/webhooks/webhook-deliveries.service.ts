@@ -54,16 +54,12 @@ export class WebhookDeliveriesService implements OnModuleInit {
 
   onModuleInit(): void {
     this.dispatcher.on('*', 'webhooks', (event, em) => this.fanOut(event, em));
-    this.jobs.register<{ delivery_id: string }>(
-      DELIVER_JOB,
-      (payload, context) => this.deliver(payload.delivery_id, context),
-      {
-        maxAttempts: RETRY_SCHEDULE_MS.length + 1,
-        backoffMs: (attempt) => retryDelayMs(attempt) ?? 0,
-        // Longer than the HTTP timeout: a worker that died mid-attempt is replaced within a minute.
-        timeoutMs: 60_000,
-      },
-    );
+    this.jobs.register(DELIVER_JOB, (payload, context) => this.deliver(payload.delivery_id, context), {
+      maxAttempts: RETRY_SCHEDULE_MS.length + 1,
+      backoffMs: (attempt) => retryDelayMs(attempt) ?? 0,
+      // Longer than the HTTP timeout: a worker that died mid-attempt is replaced within a minute.
+      timeoutMs: 60_000,
+    });
   }
 
   /** Outbox consumer: one delivery per subscribed webhook, created exactly once per event. */

@@ -10,6 +10,7 @@ import { DataSource, EntityManager } from 'typeorm';
 import { APP_CONFIG, AppConfig } from '../../config/app.config';
 import { jsonValue } from '../../database/json-column';
 import { nextOccurrence } from './cron';
+import { JobMap, JobName, ScheduledJobName, unhandledJobs } from './job-map';
 import { Job } from './entities/job.entity';
 import { JobSchedule } from './entities/job-schedule.entity';
 import { HeldLease, leasesToRenew, renewalIntervalMs } from './lease';
@@ -46,7 +47,7 @@ interface Registration {
 interface CronRegistration {
   cron: string;
   timezone: string;
-  job: string;
+  job: ScheduledJobName;
 }
 
 const POLL_MS = 1_000;
@@ -60,8 +61,10 @@ const DEFAULTS: Required<JobOptions> = {
 /**
  * The one background job runner: PostgreSQL rows claimed with
  * `FOR UPDATE SKIP LOCKED`, so any number of replicas share the work and a
- * job runs once. Each module registers its own handlers. Cron schedules are
- * rows too: the replica that claims a due one enqueues its occurrence.
+ * job runs once. Each module registers its own handlers; the job map
+ * (job-map.ts) types them, and a declared job left without one fails the
+ * boot. Cron schedules are rows too: the replica that claims a due one
+ * enqueues its occurrence.
  *
  * A claim is a short lease (JOB_LEASE_SECONDS) that the claiming worker
  * renews while the job runs, so the jobs of a crashed process run again
@@ -97,22 +100,22 @@ export class JobRunner implements OnApplicationBootstrap, BeforeApplicationShutd
     this.leaseMs = config.jobLeaseSeconds * 1000;
   }
 
-  register<T>(name: string, handler: JobHandler<T>, options: JobOptions = {}): void {
+  register<K extends JobName>(name: K, handler: JobHandler<JobMap[K]>, options: JobOptions = {}): void {
     if (this.handlers.has(name)) throw new Error(`Job ${name} is registered twice.`);
     this.handlers.set(name, { handler: handler as JobHandler<never>, options: { ...DEFAULTS, ...options } });
   }
 
   /** Runs job `job` on a cron schedule (at most once per occurrence across replicas). */
-  registerCron(name: string, cron: string, job: string, timezone = 'UTC'): void {
+  registerCron(name: string, cron: string, job: ScheduledJobName, timezone = 'UTC'): void {
     nextOccurrence(cron, new Date(), timezone); // fails the boot on a bad expression
     this.crons.set(name, { cron, timezone, job });
   }
 
   /** Enqueues a job, in the caller's transaction when `em` is given. A live job with the same singleton key wins. */
-  async enqueue<T extends object>(
+  async enqueue<K extends JobName>(
     em: EntityManager | null,
-    name: string,
-    payload: T,
+    name: K,
+    payload: JobMap[K],
     options: { runAt?: Date; singletonKey?: string; maxAttempts?: number } = {},
   ): Promise<void> {
     if (!this.handlers.has(name)) throw new Error(`No handler is registered for job ${name}.`);
@@ -133,6 +136,9 @@ export class JobRunner implements OnApplicationBootstrap, BeforeApplicationShutd
   }
 
   async onApplicationBootstrap(): Promise<void> {
+    // Modules register their handlers in onModuleInit, which has run everywhere by now.
+    const unhandled = unhandledJobs(new Set(this.handlers.keys()));
+    if (unhandled.length) throw new Error(`No handler is registered for job ${unhandled.join(', ')}.`);
     await this.upsertSchedules();
     this.unsubscribe = this.wakeup.on('jobs', () => this.kick());
     this.timer = setInterval(() => this.kick(), POLL_MS);
