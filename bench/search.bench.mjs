@@ -45,8 +45,9 @@ async function seed(client, memberId) {
      SELECT md5('space' || s)::uuid, 'Bench space ' || s, 'bench-space-' || s FROM generate_series(1, ${SPACES}) s`,
   );
   await client.query(
-    `INSERT INTO space_memberships (space_id, user_id, role)
-     SELECT md5('space' || s)::uuid, $1, 'viewer' FROM generate_series(1, ${MEMBER_OF}) s`,
+    // Direct grants (direct_role set): a membership without one exists only through SCIM groups.
+    `INSERT INTO space_memberships (space_id, user_id, role, direct_role)
+     SELECT md5('space' || s)::uuid, $1, 'viewer', 'viewer' FROM generate_series(1, ${MEMBER_OF}) s`,
     [memberId],
   );
   // Words are drawn from lists of coprime lengths, so names and descriptions vary like a real catalog's.
