@@ -6,6 +6,7 @@ import { TransactionRunner } from '../../database/transaction-runner';
 import { AuditService } from '../../platform/audit/audit.service';
 import { ProductsService } from '../catalog/products.service';
 import { MembersService } from '../spaces/members.service';
+import type { DirectGrantChange } from '../spaces/membership-roles.queries';
 import { SpacesService } from '../spaces/spaces.service';
 import { UsersService } from '../users/users.service';
 import {
@@ -16,6 +17,7 @@ import {
 import {
   CurrentState,
   DOCUMENT_VERSION,
+  GroupGrant,
   PermissionsDocument,
   planImport,
   productRoleKey,
@@ -39,11 +41,14 @@ export class PermissionsService {
   async export(_actor: Actor): Promise<PermissionsDocumentResponse> {
     return this.tx.run(async (em) => {
       const spaces = await this.spaces.summaries(em);
-      const memberships = new Map<string, { userId: string; role: SpaceRole }[]>();
-      for (const space of spaces) memberships.set(space.id, await this.members.membersOf(em, space.id));
+      const grants = await this.members.grantsIn(
+        em,
+        spaces.map((s) => s.id),
+      );
       const roles = await this.products.governanceRolesIn(em, null);
       const userIds = new Set([
-        ...[...memberships.values()].flat().map((m) => m.userId),
+        ...grants.direct.map((g) => g.userId),
+        ...grants.groups.map((g) => g.userId),
         ...roles.map((r) => r.userId),
       ]);
       const emails = new Map((await this.users.findByIds([...userIds], em)).map((u) => [u.id, u.email]));
@@ -57,10 +62,14 @@ export class PermissionsService {
           slug: space.slug,
           name: space.name,
           features: space.features,
-          members: memberships
-            .get(space.id)!
-            .map((m) => ({ email: emails.get(m.userId)!, role: m.role }))
+          members: grants.direct
+            .filter((g) => g.spaceId === space.id)
+            .map((g) => ({ email: emails.get(g.userId)!, role: g.role }))
             .sort(byEmail),
+          group_grants: grants.groups
+            .filter((g) => g.spaceId === space.id)
+            .map((g) => ({ email: emails.get(g.userId)!, group: g.groupName, role: g.role }))
+            .sort((a, b) => byEmail(a, b) || a.group.localeCompare(b.group)),
         })),
         product_roles: roles.map((r) => ({
           space: slugs.get(r.spaceId)!,
@@ -76,7 +85,7 @@ export class PermissionsService {
     const dryRun = dto.dry_run ?? false;
     return this.tx.run(async (em) => {
       const { document, errors: shapeErrors } = readDocument(dto.document);
-      const { state, ids } = await this.currentState(em, document);
+      const { state, ids } = await this.currentState(em, document, !dryRun);
       const { errors, plan } = planImport(document, state, dto.mode, actor.email);
       const all = [...shapeErrors, ...errors];
       if (all.length) {
@@ -89,41 +98,37 @@ export class PermissionsService {
         const user = (email: string) => ids.users.get(email)!;
         const space = (slug: string) => ids.spaces.get(slug)!;
         const product = (slug: string, name: string) => ids.products.get(`${slug}/${name}`)!;
-        // Grants first, removals last: an admin handover never leaves a space without one.
-        for (const change of [...plan.added, ...plan.updated]) {
+        for (const change of plan.added) {
           if (change.kind === 'superadmin') await this.users.setSuperadmin(em, user(change.email), true);
-          if (change.kind === 'membership') {
-            await this.members.setRole(
-              em,
-              actor,
-              space(change.space!),
-              user(change.email),
-              change.role as SpaceRole,
-            );
-          }
-          if (change.kind === 'product_role') {
-            await this.products.setGovernanceRole(
-              em,
-              product(change.space!, change.product!),
-              user(change.email),
-              change.role as ProductRoleName,
-              true,
-            );
-          }
         }
-        for (const change of plan.removed) {
-          if (change.kind === 'product_role') {
-            await this.products.setGovernanceRole(
-              em,
-              product(change.space!, change.product!),
-              user(change.email),
-              change.role as ProductRoleName,
-              false,
-            );
-          }
-          if (change.kind === 'membership') {
-            await this.members.removeMembership(em, actor, space(change.space!), user(change.email));
-          }
+        // Each space's direct grants are set and cleared in the statement that
+        // recomputes its effective roles, so an admin handover is checked on
+        // the outcome (409 when a space would keep no admin, as the members API).
+        const direct = new Map<string, DirectGrantChange[]>();
+        for (const change of [...plan.added, ...plan.updated, ...plan.removed]) {
+          if (change.kind !== 'membership') continue;
+          const grant: DirectGrantChange = {
+            user_id: user(change.email),
+            direct_role: plan.removed.includes(change) ? null : (change.role as SpaceRole),
+          };
+          direct.set(change.space!, [...(direct.get(change.space!) ?? []), grant]);
+        }
+        for (const [slug, grants] of direct) {
+          await this.members.recomputeRoles(em, actor, space(slug), {
+            userIds: grants.map((g) => g.user_id),
+            direct: grants,
+            details: { reason: 'permissions.imported' },
+          });
+        }
+        for (const change of [...plan.added, ...plan.removed]) {
+          if (change.kind !== 'product_role') continue;
+          await this.products.setGovernanceRole(
+            em,
+            product(change.space!, change.product!),
+            user(change.email),
+            change.role as ProductRoleName,
+            plan.added.includes(change),
+          );
         }
         for (const change of plan.removed) {
           if (change.kind === 'superadmin') await this.users.setSuperadmin(em, user(change.email), false);
@@ -144,8 +149,12 @@ export class PermissionsService {
     });
   }
 
-  /** Loads what the document names: its users, the current superadmins, its spaces' members, products and roles. */
-  private async currentState(em: EntityManager, document: PermissionsDocument) {
+  /**
+   * Loads what the document names: its users, the current superadmins, its
+   * spaces' direct and group grants, products and roles (the spaces locked
+   * first when the import is to be applied).
+   */
+  private async currentState(em: EntityManager, document: PermissionsDocument, lock: boolean) {
     const ids = {
       users: new Map<string, string>(),
       spaces: new Map<string, string>(),
@@ -177,29 +186,36 @@ export class PermissionsService {
       ...new Set([...document.spaces.map((s) => s.slug), ...document.productRoles.map((r) => r.space)]),
     ];
     const spaces = slugs.length ? await this.spaces.summaries(em, { slugs }) : [];
-    const emailOf = new Map<string, string>();
-    const spaceMembers = new Map<string, { userId: string; role: SpaceRole }[]>();
-    for (const space of spaces) spaceMembers.set(space.id, await this.members.membersOf(em, space.id));
-    const roles = spaces.length
-      ? await this.products.governanceRolesIn(
-          em,
-          spaces.map((s) => s.id),
-        )
-      : [];
+    const spaceIds = spaces.map((s) => s.id);
+    if (lock) await this.members.lockSpaces(em, spaceIds);
+    const grants = await this.members.grantsIn(em, spaceIds);
+    const roles = spaces.length ? await this.products.governanceRolesIn(em, spaceIds) : [];
     const memberIds = [
-      ...new Set([...[...spaceMembers.values()].flat().map((m) => m.userId), ...roles.map((r) => r.userId)]),
+      ...new Set([
+        ...grants.direct.map((g) => g.userId),
+        ...grants.groups.map((g) => g.userId),
+        ...roles.map((r) => r.userId),
+      ]),
     ];
     const memberUsers = await this.users.findByIds(memberIds, em);
     remember(memberUsers);
-    for (const u of memberUsers) emailOf.set(u.id, u.email);
+    const emailOf = new Map(memberUsers.map((u) => [u.id, u.email]));
 
     for (const space of spaces) {
       ids.spaces.set(space.slug, space.id);
       const names = document.productRoles.filter((r) => r.space === space.slug).map((r) => r.product);
       const products = await this.products.idsByName(em, space.id, [...new Set(names)]);
       for (const [name, id] of products) ids.products.set(`${space.slug}/${name}`, id);
+      const groupGrants = new Map<string, GroupGrant[]>();
+      for (const g of grants.groups.filter((g) => g.spaceId === space.id)) {
+        const email = emailOf.get(g.userId)!;
+        groupGrants.set(email, [...(groupGrants.get(email) ?? []), { group: g.groupName, role: g.role }]);
+      }
       state.spaces.set(space.slug, {
-        members: new Map(spaceMembers.get(space.id)!.map((m) => [emailOf.get(m.userId)!, m.role])),
+        members: new Map(
+          grants.direct.filter((g) => g.spaceId === space.id).map((g) => [emailOf.get(g.userId)!, g.role]),
+        ),
+        groupGrants,
         products: new Set(products.keys()),
       });
     }
