@@ -58,19 +58,23 @@ export class PermissionsService {
         version: DOCUMENT_VERSION,
         exported_at: new Date().toISOString(),
         superadmins: await this.users.superadminEmails(em),
-        spaces: spaces.map((space) => ({
-          slug: space.slug,
-          name: space.name,
-          features: space.features,
-          members: grants.direct
-            .filter((g) => g.spaceId === space.id)
-            .map((g) => ({ email: emails.get(g.userId)!, role: g.role }))
-            .sort(byEmail),
-          group_grants: grants.groups
+        spaces: spaces.map((space) => {
+          const fromGroups = grants.groups
             .filter((g) => g.spaceId === space.id)
             .map((g) => ({ email: emails.get(g.userId)!, group: g.groupName, role: g.role }))
-            .sort((a, b) => byEmail(a, b) || a.group.localeCompare(b.group)),
-        })),
+            .sort((a, b) => byEmail(a, b) || a.group.localeCompare(b.group));
+          return {
+            slug: space.slug,
+            name: space.name,
+            features: space.features,
+            members: grants.direct
+              .filter((g) => g.spaceId === space.id)
+              .map((g) => ({ email: emails.get(g.userId)!, role: g.role }))
+              .sort(byEmail),
+            // Left out where no group grants anything, so such exports read as before.
+            ...(fromGroups.length ? { group_grants: fromGroups } : {}),
+          };
+        }),
         product_roles: roles.map((r) => ({
           space: slugs.get(r.spaceId)!,
           product: r.productName,

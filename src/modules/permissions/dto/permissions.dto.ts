@@ -51,7 +51,7 @@ export class ExportedSpace {
     isArray: true,
     required: false,
     description:
-      "Read-only: the roles mapped SCIM groups grant in the space, one entry per member and group. A member's effective role is the highest of their direct role and these. For reference; an import ignores it (groups change through SCIM and `/admin/scim-group-mappings`), and documents without it are accepted.",
+      "Read-only: the roles mapped SCIM groups grant in the space, one entry per member and group. A member's effective role is the highest of their direct role and these. Left out when no group grants a role in the space. For reference; an import ignores it (groups change through SCIM and `/admin/scim-group-mappings`), and documents without it are accepted.",
   })
   group_grants?: ExportedGroupGrant[];
 }
