@@ -15,6 +15,7 @@ import {
   PermissionsImportResponse,
 } from './dto/permissions.dto';
 import {
+  Change,
   CurrentState,
   DOCUMENT_VERSION,
   GroupGrant,
@@ -109,14 +110,14 @@ export class PermissionsService {
         // recomputes its effective roles, so an admin handover is checked on
         // the outcome (409 when a space would keep no admin, as the members API).
         const direct = new Map<string, DirectGrantChange[]>();
-        for (const change of [...plan.added, ...plan.updated, ...plan.removed]) {
-          if (change.kind !== 'membership') continue;
-          const grant: DirectGrantChange = {
-            user_id: user(change.email),
-            direct_role: plan.removed.includes(change) ? null : (change.role as SpaceRole),
-          };
-          direct.set(change.space!, [...(direct.get(change.space!) ?? []), grant]);
-        }
+        const grant = (change: Change, role: SpaceRole | null) => {
+          if (change.kind !== 'membership') return;
+          const grants = direct.get(change.space!) ?? [];
+          grants.push({ user_id: user(change.email), direct_role: role });
+          direct.set(change.space!, grants);
+        };
+        for (const change of [...plan.added, ...plan.updated]) grant(change, change.role as SpaceRole);
+        for (const change of plan.removed) grant(change, null);
         for (const [slug, grants] of direct) {
           await this.members.recomputeRoles(em, actor, space(slug), {
             userIds: grants.map((g) => g.user_id),
@@ -124,14 +125,18 @@ export class PermissionsService {
             details: { reason: 'permissions.imported' },
           });
         }
-        for (const change of [...plan.added, ...plan.removed]) {
+        const productRoles = [
+          ...plan.added.map((change) => ({ change, granted: true })),
+          ...plan.removed.map((change) => ({ change, granted: false })),
+        ];
+        for (const { change, granted } of productRoles) {
           if (change.kind !== 'product_role') continue;
           await this.products.setGovernanceRole(
             em,
             product(change.space!, change.product!),
             user(change.email),
             change.role as ProductRoleName,
-            plan.added.includes(change),
+            granted,
           );
         }
         for (const change of plan.removed) {
