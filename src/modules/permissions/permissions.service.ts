@@ -5,8 +5,7 @@ import { ValidationFailed } from '../../common/errors/domain-error';
 import { TransactionRunner } from '../../database/transaction-runner';
 import { AuditService } from '../../platform/audit/audit.service';
 import { ProductsService } from '../catalog/products.service';
-import { MembersService } from '../spaces/members.service';
-import type { DirectGrantChange } from '../spaces/membership-roles.queries';
+import { DirectGrantChange, MembersService } from '../spaces/members.service';
 import { SpacesService } from '../spaces/spaces.service';
 import { UsersService } from '../users/users.service';
 import {

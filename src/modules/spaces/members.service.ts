@@ -25,6 +25,8 @@ import {
   RoleChange,
 } from './membership-roles.queries';
 
+export type { DirectGrantChange };
+
 type MembershipEventType = 'space.member_added' | 'space.member_role_changed' | 'space.member_removed';
 
 @Injectable()
