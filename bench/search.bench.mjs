@@ -44,9 +44,10 @@ async function seed(client, memberId) {
     `INSERT INTO spaces (id, name, slug)
      SELECT md5('space' || s)::uuid, 'Bench space ' || s, 'bench-space-' || s FROM generate_series(1, ${SPACES}) s`,
   );
+  // Direct grants (direct_role set): a membership without one exists only through SCIM groups.
   await client.query(
-    `INSERT INTO space_memberships (space_id, user_id, role)
-     SELECT md5('space' || s)::uuid, $1, 'viewer' FROM generate_series(1, ${MEMBER_OF}) s`,
+    `INSERT INTO space_memberships (space_id, user_id, role, direct_role)
+     SELECT md5('space' || s)::uuid, $1, 'viewer', 'viewer' FROM generate_series(1, ${MEMBER_OF}) s`,
     [memberId],
   );
   // Words are drawn from lists of coprime lengths, so names and descriptions vary like a real catalog's.

@@ -13,6 +13,7 @@ import {
   uniqueEmail,
 } from '../support/factories';
 import { expectProblem } from '../support/problem';
+import { expectStatus, mapGroup, SCIM, scimToken } from '../support/scim';
 
 const API = '/api/v1.0';
 
@@ -25,6 +26,7 @@ interface Doc {
     name: string;
     features: Record<string, boolean>;
     members: { email: string; role: string }[];
+    group_grants?: { email: string; group: string; role: string }[];
   }[];
   product_roles: { space: string; product: string; email: string; role: string }[];
 }
@@ -286,5 +288,241 @@ describe('permissions export and import', () => {
     expect(nobody.body.errors.map((e: { message: string }) => e.message)).toEqual(
       expect.arrayContaining([expect.stringMatching(/no active superadmin/)]),
     );
+  });
+
+  describe('with a SCIM group mapped to a space role', () => {
+    interface Member {
+      role: string;
+      direct_role: string | null;
+      granted_by: { source: string; role: string; group_name?: string }[];
+    }
+    let scim: string;
+    let groupName: string;
+    let groupId: string;
+    let team: TestSpace;
+    // grouped: an editor only through the group; both: a direct viewer and in the group; plain: no membership.
+    let grouped: TestUser;
+    let both: TestUser;
+    let plain: TestUser;
+
+    /** The members list over REST: each member's effective role, direct role and grants, by email. */
+    const membersView = async (s: TestSpace): Promise<Record<string, Member>> => {
+      const res = expectStatus(
+        await t.http.get(`${API}/spaces/${s.slug}/members`).query({ limit: 200 }).set(bearer(root)),
+        200,
+      );
+      return Object.fromEntries(
+        (res.body.items as (Member & { email: string })[]).map((m) => [
+          m.email,
+          {
+            role: m.role,
+            direct_role: m.direct_role,
+            granted_by: m.granted_by.map((g) => ({
+              source: g.source,
+              role: g.role,
+              ...(g.group_name ? { group_name: g.group_name } : {}),
+            })),
+          },
+        ]),
+      );
+    };
+    const direct = (role: string) => ({ source: 'direct', role });
+    const viaGroup = (role: string) => ({ source: 'scim_group', role, group_name: groupName });
+    // A replace lists the superadmins too (it would drop the flags it leaves out).
+    const teamDocument = async (members: { email: string; role: string }[], space: TestSpace = team) => ({
+      superadmins: (await exportDoc()).superadmins,
+      spaces: [{ slug: space.slug, members }],
+    });
+
+    beforeAll(async () => {
+      scim = await scimToken(t.http, root, 'Permissions import');
+      grouped = await createUser(t.http);
+      both = await createUser(t.http);
+      plain = await createUser(t.http);
+      team = await createSpace(t.http, owner);
+      await addMember(t.http, owner, team, both, 'viewer');
+      groupName = `Analysts ${randomUUID().slice(0, 8)}`;
+      const group = await t.http
+        .post(`${SCIM}/Groups`)
+        .set({ Authorization: `Bearer ${scim}` })
+        .send({ displayName: groupName, members: [{ value: grouped.id }, { value: both.id }] });
+      groupId = expectStatus(group, 201).body.id;
+      await mapGroup(t.http, root, groupId, team, 'editor');
+    });
+
+    it('exports the direct grants as members and the group grants read-only; importing the export changes nothing', async () => {
+      const doc = await exportDoc();
+      const mine = doc.spaces.find((s) => s.slug === team.slug)!;
+      expect(mine.members).toEqual(
+        [
+          { email: owner.email, role: 'admin' },
+          { email: both.email, role: 'viewer' },
+        ].sort((a, b) => a.email.localeCompare(b.email)),
+      );
+      expect(mine.group_grants).toEqual(
+        [
+          { email: grouped.email, group: groupName, role: 'editor' },
+          { email: both.email, group: groupName, role: 'editor' },
+        ].sort((a, b) => a.email.localeCompare(b.email)),
+      );
+      const document = { ...doc, spaces: [mine], product_roles: [] };
+      for (const mode of ['merge', 'replace'] as const) {
+        const res = await importDoc(document, mode);
+        expect(res.status).toBe(200);
+        expect(res.body).toEqual({ mode, dry_run: false, added: [], updated: [], removed: [] });
+      }
+      expect(await membersView(team)).toEqual({
+        [owner.email]: { role: 'admin', direct_role: 'admin', granted_by: [direct('admin')] },
+        [grouped.email]: { role: 'editor', direct_role: null, granted_by: [viaGroup('editor')] },
+        [both.email]: {
+          role: 'editor',
+          direct_role: 'viewer',
+          granted_by: [direct('viewer'), viaGroup('editor')],
+        },
+      });
+    });
+
+    it('merge sets direct grants beside the group roles and reports the effective roles', async () => {
+      const document = await teamDocument([
+        { email: grouped.email, role: 'viewer' },
+        { email: both.email, role: 'admin' },
+        { email: plain.email, role: 'viewer' },
+      ]);
+      const dry = await importDoc(document, 'merge', true);
+      expect(dry.status).toBe(200);
+      expect(dry.body).toEqual({
+        mode: 'merge',
+        dry_run: true,
+        added: [
+          {
+            kind: 'membership',
+            space: team.slug,
+            email: grouped.email,
+            role: 'viewer',
+            effective_role: 'editor',
+            note: `direct grant viewer added, still editor through group ${groupName}`,
+          },
+          { kind: 'membership', space: team.slug, email: plain.email, role: 'viewer' },
+        ],
+        updated: [
+          {
+            kind: 'membership',
+            space: team.slug,
+            email: both.email,
+            role: 'admin',
+            previous_role: 'viewer',
+            effective_role: 'admin',
+            note: `direct grant changed to admin, effective role admin (group ${groupName} grants editor)`,
+          },
+        ],
+        removed: [],
+      });
+      expect((await membersView(team))[grouped.email].direct_role).toBeNull();
+
+      const applied = await importDoc(document, 'merge');
+      expect(applied.status).toBe(200);
+      expect(applied.body).toEqual({ ...dry.body, dry_run: false });
+      expect(await membersView(team)).toEqual({
+        [owner.email]: { role: 'admin', direct_role: 'admin', granted_by: [direct('admin')] },
+        [grouped.email]: {
+          role: 'editor',
+          direct_role: 'viewer',
+          granted_by: [direct('viewer'), viaGroup('editor')],
+        },
+        [both.email]: {
+          role: 'admin',
+          direct_role: 'admin',
+          granted_by: [direct('admin'), viaGroup('editor')],
+        },
+        [plain.email]: { role: 'viewer', direct_role: 'viewer', granted_by: [direct('viewer')] },
+      });
+      // The membership events name the import; grouped's effective role did not change, so none for them.
+      const audit = await dbQuery<{ action: string; resource_id: string; details: { reason?: string } }>(
+        `SELECT action, resource_id, details FROM audit_log
+          WHERE space_id = $1 AND action LIKE 'space.member_%' AND details->>'reason' = 'permissions.imported'
+          ORDER BY resource_id`,
+        [team.id],
+      );
+      expect(audit.map((a) => [a.action, a.resource_id]).sort()).toEqual(
+        [
+          ['space.member_added', plain.id],
+          ['space.member_role_changed', both.id],
+        ].sort(),
+      );
+    });
+
+    it('replace clears the direct grants it does not name; members whom the group still grants a role stay', async () => {
+      const document = await teamDocument([{ email: owner.email, role: 'admin' }]);
+      const dry = await importDoc(document, 'replace', true);
+      expect(dry.status).toBe(200);
+      const removed = [
+        {
+          kind: 'membership',
+          space: team.slug,
+          email: grouped.email,
+          role: 'viewer',
+          effective_role: 'editor',
+          note: `direct grant removed, still editor through group ${groupName}`,
+        },
+        {
+          kind: 'membership',
+          space: team.slug,
+          email: both.email,
+          role: 'admin',
+          effective_role: 'editor',
+          note: `direct grant removed, still editor through group ${groupName}`,
+        },
+        { kind: 'membership', space: team.slug, email: plain.email, role: 'viewer' },
+      ];
+      // Changes come in the order of the user ids.
+      const byEmail = (a: { email: string }, b: { email: string }) => a.email.localeCompare(b.email);
+      expect({ ...dry.body, removed: [...dry.body.removed].sort(byEmail) }).toEqual({
+        mode: 'replace',
+        dry_run: true,
+        added: [],
+        updated: [],
+        removed: removed.sort(byEmail),
+      });
+
+      const applied = await importDoc(document, 'replace');
+      expect(applied.status).toBe(200);
+      expect(applied.body).toEqual({ ...dry.body, dry_run: false });
+      expect(await membersView(team)).toEqual({
+        [owner.email]: { role: 'admin', direct_role: 'admin', granted_by: [direct('admin')] },
+        [grouped.email]: { role: 'editor', direct_role: null, granted_by: [viaGroup('editor')] },
+        [both.email]: { role: 'editor', direct_role: null, granted_by: [viaGroup('editor')] },
+      });
+
+      // Members only through the group are not the document's to remove: the same replace changes nothing.
+      const again = await importDoc(document, 'replace');
+      expect(again.body).toEqual({ mode: 'replace', dry_run: false, added: [], updated: [], removed: [] });
+      expect(Object.keys(await membersView(team)).sort()).toEqual(
+        [owner.email, grouped.email, both.email].sort(),
+      );
+    });
+
+    it('counts the admins a group grants for the admin rule', async () => {
+      // The group grants editor here: removing the only direct admin leaves no admin.
+      const refused = await importDoc(await teamDocument([]), 'replace');
+      expectProblem(refused, 422);
+      expect(refused.body.errors).toContainEqual({
+        field: 'document.spaces[0].members',
+        message: `The space ${team.slug} would have no admin.`,
+      });
+      expect((await membersView(team))[owner.email].direct_role).toBe('admin');
+
+      // Where the group grants admin, the direct admin can go: the group's members remain admins.
+      const led = await createSpace(t.http, owner);
+      await mapGroup(t.http, root, groupId, led, 'admin');
+      const res = await importDoc(await teamDocument([], led), 'replace');
+      expect(res.status).toBe(200);
+      expect(res.body.removed).toEqual([
+        { kind: 'membership', space: led.slug, email: owner.email, role: 'admin' },
+      ]);
+      expect(await membersView(led)).toEqual({
+        [grouped.email]: { role: 'admin', direct_role: null, granted_by: [viaGroup('admin')] },
+        [both.email]: { role: 'admin', direct_role: null, granted_by: [viaGroup('admin')] },
+      });
+    });
   });
 });

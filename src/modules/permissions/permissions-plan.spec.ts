@@ -1,4 +1,11 @@
-import { CurrentState, planImport, productRoleKey, readDocument, SpaceRole } from './permissions-plan';
+import {
+  CurrentState,
+  GroupGrant,
+  planImport,
+  productRoleKey,
+  readDocument,
+  SpaceRole,
+} from './permissions-plan';
 
 const state = (): CurrentState => ({
   users: new Map([
@@ -24,10 +31,23 @@ const state = (): CurrentState => ({
   productRoles: new Set([productRoleKey('fin', 'orders', 'ann@x', 'owner')]),
 });
 
-const plan = (raw: unknown, mode: 'merge' | 'replace' = 'merge', caller = 'root@x') => {
+const plan = (raw: unknown, mode: 'merge' | 'replace' = 'merge', caller = 'root@x', current = state()) => {
   const read = readDocument(raw);
-  const result = planImport(read.document, state(), mode, caller);
+  const result = planImport(read.document, current, mode, caller);
   return { errors: [...read.errors, ...result.errors], plan: result.plan };
+};
+
+// fin with SCIM group grants: ann and bob are in the group "Fin editors" (editor), dan only through it.
+const withGroups = (): CurrentState => {
+  const current = state();
+  current.users.set('dan@x', { active: true });
+  const fin = current.spaces.get('fin')!;
+  fin.groupGrants = new Map<string, GroupGrant[]>([
+    ['ann@x', [{ group: 'Fin editors', role: 'editor' }]],
+    ['bob@x', [{ group: 'Fin editors', role: 'editor' }]],
+    ['dan@x', [{ group: 'Fin editors', role: 'editor' }]],
+  ]);
+  return current;
 };
 
 describe('permissions import plan', () => {
@@ -131,5 +151,109 @@ describe('permissions import plan', () => {
     expect(plan({ spaces: [{ slug: 'fin', members: [{ email: 'bob@x', role: 'editor' }] }] }).errors).toEqual(
       [],
     );
+  });
+
+  it('compares the document with direct grants: members only through groups are neither removed nor reported', () => {
+    const { errors, plan: p } = plan(
+      {
+        superadmins: ['root@x', 'sa2@x'],
+        spaces: [
+          {
+            slug: 'fin',
+            members: [
+              { email: 'root@x', role: 'admin' },
+              { email: 'dan@x', role: 'viewer' },
+            ],
+            group_grants: [{ email: 'dan@x', group: 'Fin editors', role: 'editor' }],
+          },
+        ],
+      },
+      'replace',
+      'root@x',
+      withGroups(),
+    );
+    expect(errors).toEqual([]);
+    expect(p.added).toEqual([
+      { kind: 'membership', space: 'fin', email: 'root@x', role: 'admin' },
+      {
+        kind: 'membership',
+        space: 'fin',
+        email: 'dan@x',
+        role: 'viewer',
+        effective_role: 'editor',
+        note: 'direct grant viewer added, still editor through group Fin editors',
+      },
+    ]);
+    expect(p.removed).toEqual([
+      {
+        kind: 'membership',
+        space: 'fin',
+        email: 'ann@x',
+        role: 'admin',
+        effective_role: 'editor',
+        note: 'direct grant removed, still editor through group Fin editors',
+      },
+      {
+        kind: 'membership',
+        space: 'fin',
+        email: 'bob@x',
+        role: 'viewer',
+        effective_role: 'editor',
+        note: 'direct grant removed, still editor through group Fin editors',
+      },
+      { kind: 'product_role', space: 'fin', product: 'orders', email: 'ann@x', role: 'owner' },
+    ]);
+  });
+
+  it('describes a direct grant at or above the group role, and merges without touching group-only members', () => {
+    const { errors, plan: p } = plan(
+      { spaces: [{ slug: 'fin', members: [{ email: 'bob@x', role: 'admin' }] }] },
+      'merge',
+      'root@x',
+      withGroups(),
+    );
+    expect(errors).toEqual([]);
+    expect(p).toEqual({
+      added: [],
+      updated: [
+        {
+          kind: 'membership',
+          space: 'fin',
+          email: 'bob@x',
+          role: 'admin',
+          previous_role: 'viewer',
+          effective_role: 'admin',
+          note: 'direct grant changed to admin, effective role admin (group Fin editors grants editor)',
+        },
+      ],
+      removed: [],
+    });
+  });
+
+  it('counts effective roles for the admin rule and product roles', () => {
+    const current = withGroups();
+    current.spaces.get('fin')!.groupGrants!.set('dan@x', [{ group: 'Fin admins', role: 'admin' }]);
+    // Only the group's admin is left: the space keeps an admin, and dan may hold a product role.
+    const { errors, plan: p } = plan(
+      {
+        superadmins: ['root@x', 'sa2@x'],
+        spaces: [{ slug: 'fin', members: [] }],
+        product_roles: [{ space: 'fin', product: 'orders', email: 'dan@x', role: 'steward' }],
+      },
+      'replace',
+      'root@x',
+      current,
+    );
+    expect(errors).toEqual([]);
+    expect(p.added).toEqual([
+      { kind: 'product_role', space: 'fin', product: 'orders', email: 'dan@x', role: 'steward' },
+    ]);
+    // Without group grants the same document leaves no admin.
+    expect(
+      plan({ spaces: [{ slug: 'fin', members: [] }] }, 'replace', 'root@x', state()).errors,
+    ).toContainEqual({
+      field: 'document.spaces[0].members',
+      message: 'The space fin would have no admin.',
+    });
   });
 });

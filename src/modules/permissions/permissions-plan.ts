@@ -21,10 +21,23 @@ export interface CurrentState {
   users: Map<string, { active: boolean }>;
   /** Emails of the current superadmins. */
   superadmins: Set<string>;
-  /** Existing spaces the document names, by slug: members by email, product names. */
-  spaces: Map<string, { members: Map<string, SpaceRole>; products: Set<string> }>;
+  /**
+   * Existing spaces the document names, by slug: the direct grants by email
+   * (what a document lists), the roles mapped SCIM groups grant by email
+   * (read-only here; none when left out), product names.
+   */
+  spaces: Map<
+    string,
+    { members: Map<string, SpaceRole>; groupGrants?: Map<string, GroupGrant[]>; products: Set<string> }
+  >;
   /** Current product roles in those spaces, as `productRoleKey`s. */
   productRoles: Set<string>;
+}
+
+/** A role a mapped SCIM group grants a member in a space. */
+export interface GroupGrant {
+  group: string;
+  role: SpaceRole;
 }
 
 export interface Change {
@@ -32,8 +45,13 @@ export interface Change {
   email: string;
   space?: string;
   product?: string;
+  /** Memberships: the direct grant set, or (removed) the one cleared. */
   role?: string;
   previous_role?: string;
+  /** Memberships of users SCIM groups grant a role in the space: their role after the import. */
+  effective_role?: string;
+  /** Memberships of those users: the outcome in words, e.g. `direct grant removed, still editor through group X`. */
+  note?: string;
 }
 
 export interface Plan {
@@ -47,7 +65,8 @@ export const productRoleKey = (space: string, product: string, email: string, ro
 
 const KEYS = {
   document: ['version', 'exported_at', 'superadmins', 'spaces', 'product_roles'],
-  space: ['slug', 'name', 'features', 'members'],
+  // `name`, `features` and `group_grants` are exported for reference and ignored.
+  space: ['slug', 'name', 'features', 'members', 'group_grants'],
   member: ['email', 'role'],
   productRole: ['space', 'product', 'email', 'role'],
 };
@@ -180,9 +199,13 @@ export function planImport(
     }
   }
 
-  // Space memberships; the final members of each space, for the admin rule and the product roles.
+  // Space memberships. The document lists direct grants; the final effective
+  // roles of each space (with the SCIM group grants, which an import never
+  // changes) serve the admin rule and the product roles.
   const finalMembers = new Map<string, Map<string, SpaceRole>>();
-  for (const [slug, space] of state.spaces) finalMembers.set(slug, new Map(space.members));
+  for (const [slug, space] of state.spaces) {
+    finalMembers.set(slug, effectiveRoles(space.members, space.groupGrants));
+  }
   const namedSpaces = new Set<string>();
   for (const entry of document.spaces) {
     if (namedSpaces.has(entry.slug)) {
@@ -201,21 +224,36 @@ export function planImport(
         error(`${member.at}.email`, `${member.email} is listed twice in ${entry.slug}.`);
       else if (known(member.email, `${member.at}.email`)) wanted.set(member.email, member.role);
     }
-    const final = mode === 'replace' ? new Map(wanted) : new Map([...space.members, ...wanted]);
+    const direct = mode === 'replace' ? new Map(wanted) : new Map([...space.members, ...wanted]);
+    const final = effectiveRoles(direct, space.groupGrants);
     finalMembers.set(entry.slug, final);
     if (![...final.values()].includes('admin')) {
       error(`${entry.at}.members`, `The space ${entry.slug} would have no admin.`);
     }
+    const withGroups = (change: Change): Change => {
+      const grants = space.groupGrants?.get(change.email);
+      if (!grants?.length) return change;
+      const effective = final.get(change.email)!;
+      return {
+        ...change,
+        effective_role: effective,
+        note: outcome(change, direct.get(change.email) ?? null, effective, grants),
+      };
+    };
     for (const [email, role] of wanted) {
       const previous = space.members.get(email);
-      if (!previous) plan.added.push({ kind: 'membership', space: entry.slug, email, role });
+      if (!previous) plan.added.push(withGroups({ kind: 'membership', space: entry.slug, email, role }));
       else if (previous !== role) {
-        plan.updated.push({ kind: 'membership', space: entry.slug, email, role, previous_role: previous });
+        plan.updated.push(
+          withGroups({ kind: 'membership', space: entry.slug, email, role, previous_role: previous }),
+        );
       }
     }
     if (mode === 'replace') {
       for (const [email, role] of space.members) {
-        if (!wanted.has(email)) plan.removed.push({ kind: 'membership', space: entry.slug, email, role });
+        if (!wanted.has(email)) {
+          plan.removed.push(withGroups({ kind: 'membership', space: entry.slug, email, role }));
+        }
       }
     }
   }
@@ -262,4 +300,40 @@ export function planImport(
     }
   }
   return { errors, plan };
+}
+
+const RANK: Record<SpaceRole, number> = { viewer: 1, editor: 2, admin: 3 };
+
+/** The effective role of each member: the highest of the direct grant and the group grants. */
+function effectiveRoles(
+  direct: Map<string, SpaceRole>,
+  groupGrants: Map<string, GroupGrant[]> = new Map(),
+): Map<string, SpaceRole> {
+  const roles = new Map(direct);
+  for (const [email, grants] of groupGrants) {
+    for (const { role } of grants) {
+      const current = roles.get(email);
+      if (!current || RANK[role] > RANK[current]) roles.set(email, role);
+    }
+  }
+  return roles;
+}
+
+/** A membership change of a user SCIM groups also grant a role in the space, in words. */
+function outcome(
+  change: Change,
+  direct: SpaceRole | null,
+  effective: SpaceRole,
+  grants: GroupGrant[],
+): string {
+  const action = !direct
+    ? 'direct grant removed'
+    : change.previous_role
+      ? `direct grant changed to ${direct}`
+      : `direct grant ${direct} added`;
+  const best = grants.reduce((top, g) => (RANK[g.role] > RANK[top] ? g.role : top), grants[0].role);
+  const groups = grants.filter((g) => g.role === best).map((g) => g.group);
+  const through = `${groups.length > 1 ? 'groups' : 'group'} ${groups.join(', ')}`;
+  if (!direct || RANK[best] > RANK[direct]) return `${action}, still ${effective} through ${through}`;
+  return `${action}, effective role ${effective} (${through} ${groups.length > 1 ? 'grant' : 'grants'} ${best})`;
 }

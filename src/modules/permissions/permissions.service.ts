@@ -5,7 +5,7 @@ import { ValidationFailed } from '../../common/errors/domain-error';
 import { TransactionRunner } from '../../database/transaction-runner';
 import { AuditService } from '../../platform/audit/audit.service';
 import { ProductsService } from '../catalog/products.service';
-import { MembersService } from '../spaces/members.service';
+import { DirectGrantChange, MembersService } from '../spaces/members.service';
 import { SpacesService } from '../spaces/spaces.service';
 import { UsersService } from '../users/users.service';
 import {
@@ -14,8 +14,10 @@ import {
   PermissionsImportResponse,
 } from './dto/permissions.dto';
 import {
+  Change,
   CurrentState,
   DOCUMENT_VERSION,
+  GroupGrant,
   PermissionsDocument,
   planImport,
   productRoleKey,
@@ -39,11 +41,14 @@ export class PermissionsService {
   async export(_actor: Actor): Promise<PermissionsDocumentResponse> {
     return this.tx.run(async (em) => {
       const spaces = await this.spaces.summaries(em);
-      const memberships = new Map<string, { userId: string; role: SpaceRole }[]>();
-      for (const space of spaces) memberships.set(space.id, await this.members.membersOf(em, space.id));
+      const grants = await this.members.grantsIn(
+        em,
+        spaces.map((s) => s.id),
+      );
       const roles = await this.products.governanceRolesIn(em, null);
       const userIds = new Set([
-        ...[...memberships.values()].flat().map((m) => m.userId),
+        ...grants.direct.map((g) => g.userId),
+        ...grants.groups.map((g) => g.userId),
         ...roles.map((r) => r.userId),
       ]);
       const emails = new Map((await this.users.findByIds([...userIds], em)).map((u) => [u.id, u.email]));
@@ -53,15 +58,23 @@ export class PermissionsService {
         version: DOCUMENT_VERSION,
         exported_at: new Date().toISOString(),
         superadmins: await this.users.superadminEmails(em),
-        spaces: spaces.map((space) => ({
-          slug: space.slug,
-          name: space.name,
-          features: space.features,
-          members: memberships
-            .get(space.id)!
-            .map((m) => ({ email: emails.get(m.userId)!, role: m.role }))
-            .sort(byEmail),
-        })),
+        spaces: spaces.map((space) => {
+          const fromGroups = grants.groups
+            .filter((g) => g.spaceId === space.id)
+            .map((g) => ({ email: emails.get(g.userId)!, group: g.groupName, role: g.role }))
+            .sort((a, b) => byEmail(a, b) || a.group.localeCompare(b.group));
+          return {
+            slug: space.slug,
+            name: space.name,
+            features: space.features,
+            members: grants.direct
+              .filter((g) => g.spaceId === space.id)
+              .map((g) => ({ email: emails.get(g.userId)!, role: g.role }))
+              .sort(byEmail),
+            // Left out where no group grants anything, so such exports read as before.
+            ...(fromGroups.length ? { group_grants: fromGroups } : {}),
+          };
+        }),
         product_roles: roles.map((r) => ({
           space: slugs.get(r.spaceId)!,
           product: r.productName,
@@ -76,7 +89,7 @@ export class PermissionsService {
     const dryRun = dto.dry_run ?? false;
     return this.tx.run(async (em) => {
       const { document, errors: shapeErrors } = readDocument(dto.document);
-      const { state, ids } = await this.currentState(em, document);
+      const { state, ids } = await this.currentState(em, document, !dryRun);
       const { errors, plan } = planImport(document, state, dto.mode, actor.email);
       const all = [...shapeErrors, ...errors];
       if (all.length) {
@@ -89,41 +102,41 @@ export class PermissionsService {
         const user = (email: string) => ids.users.get(email)!;
         const space = (slug: string) => ids.spaces.get(slug)!;
         const product = (slug: string, name: string) => ids.products.get(`${slug}/${name}`)!;
-        // Grants first, removals last: an admin handover never leaves a space without one.
-        for (const change of [...plan.added, ...plan.updated]) {
+        for (const change of plan.added) {
           if (change.kind === 'superadmin') await this.users.setSuperadmin(em, user(change.email), true);
-          if (change.kind === 'membership') {
-            await this.members.setRole(
-              em,
-              actor,
-              space(change.space!),
-              user(change.email),
-              change.role as SpaceRole,
-            );
-          }
-          if (change.kind === 'product_role') {
-            await this.products.setGovernanceRole(
-              em,
-              product(change.space!, change.product!),
-              user(change.email),
-              change.role as ProductRoleName,
-              true,
-            );
-          }
         }
-        for (const change of plan.removed) {
-          if (change.kind === 'product_role') {
-            await this.products.setGovernanceRole(
-              em,
-              product(change.space!, change.product!),
-              user(change.email),
-              change.role as ProductRoleName,
-              false,
-            );
-          }
-          if (change.kind === 'membership') {
-            await this.members.removeMembership(em, actor, space(change.space!), user(change.email));
-          }
+        // Each space's direct grants are set and cleared in the statement that
+        // recomputes its effective roles, so an admin handover is checked on
+        // the outcome (409 when a space would keep no admin, as the members API).
+        const direct = new Map<string, DirectGrantChange[]>();
+        const grant = (change: Change, role: SpaceRole | null) => {
+          if (change.kind !== 'membership') return;
+          const grants = direct.get(change.space!) ?? [];
+          grants.push({ user_id: user(change.email), direct_role: role });
+          direct.set(change.space!, grants);
+        };
+        for (const change of [...plan.added, ...plan.updated]) grant(change, change.role as SpaceRole);
+        for (const change of plan.removed) grant(change, null);
+        for (const [slug, grants] of direct) {
+          await this.members.recomputeRoles(em, actor, space(slug), {
+            userIds: grants.map((g) => g.user_id),
+            direct: grants,
+            details: { reason: 'permissions.imported' },
+          });
+        }
+        const productRoles = [
+          ...plan.added.map((change) => ({ change, granted: true })),
+          ...plan.removed.map((change) => ({ change, granted: false })),
+        ];
+        for (const { change, granted } of productRoles) {
+          if (change.kind !== 'product_role') continue;
+          await this.products.setGovernanceRole(
+            em,
+            product(change.space!, change.product!),
+            user(change.email),
+            change.role as ProductRoleName,
+            granted,
+          );
         }
         for (const change of plan.removed) {
           if (change.kind === 'superadmin') await this.users.setSuperadmin(em, user(change.email), false);
@@ -144,8 +157,12 @@ export class PermissionsService {
     });
   }
 
-  /** Loads what the document names: its users, the current superadmins, its spaces' members, products and roles. */
-  private async currentState(em: EntityManager, document: PermissionsDocument) {
+  /**
+   * Loads what the document names: its users, the current superadmins, its
+   * spaces' direct and group grants, products and roles (the spaces locked
+   * first when the import is to be applied).
+   */
+  private async currentState(em: EntityManager, document: PermissionsDocument, lock: boolean) {
     const ids = {
       users: new Map<string, string>(),
       spaces: new Map<string, string>(),
@@ -177,29 +194,36 @@ export class PermissionsService {
       ...new Set([...document.spaces.map((s) => s.slug), ...document.productRoles.map((r) => r.space)]),
     ];
     const spaces = slugs.length ? await this.spaces.summaries(em, { slugs }) : [];
-    const emailOf = new Map<string, string>();
-    const spaceMembers = new Map<string, { userId: string; role: SpaceRole }[]>();
-    for (const space of spaces) spaceMembers.set(space.id, await this.members.membersOf(em, space.id));
-    const roles = spaces.length
-      ? await this.products.governanceRolesIn(
-          em,
-          spaces.map((s) => s.id),
-        )
-      : [];
+    const spaceIds = spaces.map((s) => s.id);
+    if (lock) await this.members.lockSpaces(em, spaceIds);
+    const grants = await this.members.grantsIn(em, spaceIds);
+    const roles = spaces.length ? await this.products.governanceRolesIn(em, spaceIds) : [];
     const memberIds = [
-      ...new Set([...[...spaceMembers.values()].flat().map((m) => m.userId), ...roles.map((r) => r.userId)]),
+      ...new Set([
+        ...grants.direct.map((g) => g.userId),
+        ...grants.groups.map((g) => g.userId),
+        ...roles.map((r) => r.userId),
+      ]),
     ];
     const memberUsers = await this.users.findByIds(memberIds, em);
     remember(memberUsers);
-    for (const u of memberUsers) emailOf.set(u.id, u.email);
+    const emailOf = new Map(memberUsers.map((u) => [u.id, u.email]));
 
     for (const space of spaces) {
       ids.spaces.set(space.slug, space.id);
       const names = document.productRoles.filter((r) => r.space === space.slug).map((r) => r.product);
       const products = await this.products.idsByName(em, space.id, [...new Set(names)]);
       for (const [name, id] of products) ids.products.set(`${space.slug}/${name}`, id);
+      const groupGrants = new Map<string, GroupGrant[]>();
+      for (const g of grants.groups.filter((g) => g.spaceId === space.id)) {
+        const email = emailOf.get(g.userId)!;
+        groupGrants.set(email, [...(groupGrants.get(email) ?? []), { group: g.groupName, role: g.role }]);
+      }
       state.spaces.set(space.slug, {
-        members: new Map(spaceMembers.get(space.id)!.map((m) => [emailOf.get(m.userId)!, m.role])),
+        members: new Map(
+          grants.direct.filter((g) => g.spaceId === space.id).map((g) => [emailOf.get(g.userId)!, g.role]),
+        ),
+        groupGrants,
         products: new Set(products.keys()),
       });
     }

@@ -16,11 +16,16 @@ import { Space } from './entities/space.entity';
 import { toMemberResponse } from './spaces.mapper';
 import {
   adminsAfter,
+  DirectGrantChange,
+  directGrantsIn,
+  groupGrantsIn,
   groupGrantsOf,
   highestRole,
   recomputeSpaceRoles,
   RoleChange,
 } from './membership-roles.queries';
+
+export type { DirectGrantChange };
 
 type MembershipEventType = 'space.member_added' | 'space.member_role_changed' | 'space.member_removed';
 
@@ -109,64 +114,53 @@ export class MembersService {
 
   // Used by provisioning (SCIM groups) and the permissions import, inside their transactions.
 
-  /** The members of a space with their effective roles. */
-  async membersOf(em: EntityManager, spaceId: string): Promise<{ userId: string; role: SpaceRoleName }[]> {
-    return em
-      .getRepository(SpaceMembership)
-      .find({ where: { spaceId }, select: { userId: true, role: true }, order: { userId: 'ASC' } });
+  /**
+   * The grants behind the spaces' memberships: direct grants (members only
+   * through groups are left out) and the roles mapped SCIM groups grant.
+   */
+  async grantsIn(
+    em: EntityManager,
+    spaceIds: string[],
+  ): Promise<{
+    direct: { spaceId: string; userId: string; role: SpaceRoleName }[];
+    groups: { spaceId: string; userId: string; role: SpaceRoleName; groupId: string; groupName: string }[];
+  }> {
+    const direct = await directGrantsIn(em, spaceIds);
+    const groups = await groupGrantsIn(em, spaceIds);
+    return {
+      direct: direct.map((g) => ({ spaceId: g.space_id, userId: g.user_id, role: g.role })),
+      groups: groups.map((g) => ({
+        spaceId: g.space_id,
+        userId: g.user_id,
+        role: g.role,
+        groupId: g.group_id,
+        groupName: g.group_name,
+      })),
+    };
   }
 
-  /**
-   * Grants the user the role directly (adds, or changes their direct role),
-   * keeping a space's last admin (409). Answers what changed in their
-   * effective role.
-   */
-  async setRole(
-    em: EntityManager,
-    actor: Actor | null,
-    spaceId: string,
-    userId: string,
-    role: SpaceRoleName,
-  ): Promise<'added' | 'updated' | 'unchanged'> {
-    await this.lockSpace(em, spaceId);
-    const change = await this.applyDirect(em, actor, spaceId, userId, role);
-    if (!change) return 'unchanged';
-    return change.previous_role ? 'updated' : 'added';
-  }
-
-  /**
-   * Removes the user's direct grant if there is one, keeping a space's last
-   * admin (409); roles granted by SCIM groups stay.
-   */
-  async removeMembership(
-    em: EntityManager,
-    actor: Actor | null,
-    spaceId: string,
-    userId: string,
-  ): Promise<boolean> {
-    await this.lockSpace(em, spaceId);
-    const membership = await em.getRepository(SpaceMembership).findOneBy({ spaceId, userId });
-    if (!membership?.directRole) return false;
-    await this.applyDirect(em, actor, spaceId, userId, null);
-    return true;
+  /** Locks the spaces' rows (in one order, so two callers cannot deadlock) before their memberships are read. */
+  async lockSpaces(em: EntityManager, spaceIds: string[]): Promise<void> {
+    for (const id of [...new Set(spaceIds)].sort()) await this.lockSpace(em, id);
   }
 
   /**
    * Brings the effective roles of the space's members (of `userIds` only,
    * when given) in line with their direct and group grants: one statement
    * for the space, then one for the events and one for the audit entries.
-   * A change that would leave the space without an admin answers 409 (the
-   * caller's transaction rolls it back).
+   * `direct` sets or clears direct grants in that statement first (the
+   * permissions import). A change that would leave the space without an
+   * admin answers 409 (the caller's transaction rolls it back).
    */
   async recomputeRoles(
     em: EntityManager,
     actor: Actor | null,
     spaceId: string,
-    options: { userIds?: string[]; details?: Record<string, unknown> } = {},
+    options: { userIds?: string[]; direct?: DirectGrantChange[]; details?: Record<string, unknown> } = {},
   ): Promise<RoleChange[]> {
-    if (options.userIds && !options.userIds.length) return [];
+    if (options.userIds && !options.userIds.length && !options.direct?.length) return [];
     await this.lockSpace(em, spaceId);
-    const changes = await recomputeSpaceRoles(em, spaceId, options.userIds);
+    const changes = await recomputeSpaceRoles(em, spaceId, options.userIds, options.direct);
     const admins = adminsAfter(changes);
     if (admins === 0 && changes[0].admins_before > 0) throw this.lastAdmin();
     await this.recordChanges(em, actor, spaceId, changes, options.details);

@@ -6,7 +6,22 @@ export class ExportedMember {
   @ApiProperty({ example: 'ada@example.com' })
   email: string;
 
-  @ApiProperty({ enum: SPACE_ROLES })
+  @ApiProperty({
+    enum: SPACE_ROLES,
+    description:
+      'The role granted directly (`direct_role` of `GET /spaces/{slug}/members`), not the effective role: members only through SCIM groups are not listed here but in `group_grants`.',
+  })
+  role: string;
+}
+
+export class ExportedGroupGrant {
+  @ApiProperty({ example: 'ada@example.com' })
+  email: string;
+
+  @ApiProperty({ description: 'The SCIM group (its displayName).', example: 'Finance analysts' })
+  group: string;
+
+  @ApiProperty({ enum: SPACE_ROLES, description: 'The role the group is mapped to in the space.' })
   role: string;
 }
 
@@ -24,8 +39,21 @@ export class ExportedSpace {
   })
   features: Record<string, boolean>;
 
-  @ApiProperty({ type: ExportedMember, isArray: true })
+  @ApiProperty({
+    type: ExportedMember,
+    isArray: true,
+    description: 'The direct grants: what an import reads and writes.',
+  })
   members: ExportedMember[];
+
+  @ApiProperty({
+    type: ExportedGroupGrant,
+    isArray: true,
+    required: false,
+    description:
+      "Read-only: the roles mapped SCIM groups grant in the space, one entry per member and group. A member's effective role is the highest of their direct role and these. Left out when no group grants a role in the space. For reference; an import ignores it (groups change through SCIM and `/admin/scim-group-mappings`), and documents without it are accepted.",
+  })
+  group_grants?: ExportedGroupGrant[];
 }
 
 export class ExportedProductRole {
@@ -65,7 +93,7 @@ export class ImportPermissionsDto {
 
   @EnumField(IMPORT_MODES, {
     description:
-      '`merge` adds and updates; `replace` also removes superadmin flags not listed, and the members and product roles of the listed spaces that the document does not name.',
+      '`merge` adds and updates direct grants; `replace` also removes superadmin flags not listed, and the direct grants and product roles of the listed spaces that the document does not name. Roles granted by SCIM groups are never changed.',
   })
   mode: ImportMode;
 
@@ -86,11 +114,30 @@ export class PermissionChange {
   @ApiProperty({ required: false, description: 'The product name (product roles).' })
   product?: string;
 
-  @ApiProperty({ required: false })
+  @ApiProperty({
+    required: false,
+    description: 'The role; for memberships the direct grant set (added, updated) or cleared (removed).',
+  })
   role?: string;
 
-  @ApiProperty({ required: false, description: 'The role before (updated memberships).' })
+  @ApiProperty({ required: false, description: 'The direct grant before (updated memberships).' })
   previous_role?: string;
+
+  @ApiProperty({
+    required: false,
+    enum: SPACE_ROLES,
+    description:
+      'Memberships of users whom mapped SCIM groups also grant a role in the space: their effective role after the import (the highest of the direct grant and the group roles). A removed direct grant leaves them a member with this role.',
+  })
+  effective_role?: string;
+
+  @ApiProperty({
+    required: false,
+    description:
+      'With `effective_role`: the outcome in words, e.g. `direct grant removed, still editor through group Finance analysts`.',
+    example: 'direct grant removed, still editor through group Finance analysts',
+  })
+  note?: string;
 }
 
 export class PermissionsImportResponse {
