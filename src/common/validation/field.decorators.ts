@@ -115,7 +115,8 @@ export function EmailField(options: FieldOptions = {}) {
     MaxLength(320),
     documented(
       { ...options, description: options.description ? `${options.description} ${EMAIL_DOC}` : EMAIL_DOC },
-      { type: String, maxLength: 320 },
+      // Without `format: email`, the example is what tells a client (and a sample generator) the shape.
+      { type: String, maxLength: 320, example: options.example ?? 'ann@example.com' },
     ),
   );
 }
