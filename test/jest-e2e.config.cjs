@@ -12,6 +12,9 @@ module.exports = {
   // The embedded database serves one connection: its run is serial. Suites
   // that need a database of their own or a second real server run on PostgreSQL only.
   maxWorkers: embedded ? 1 : 2,
+  // Each suite compiles the served document's schemas to check every answer; a worker that has
+  // grown past this is replaced between suites instead of running out of heap late in the run.
+  workerIdleMemoryLimit: '1GB',
   testPathIgnorePatterns: embedded
     ? ['/node_modules/', '\\.postgres-only\\.', 'server-process']
     : ['/node_modules/'],
