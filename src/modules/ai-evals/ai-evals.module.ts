@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AiModule } from '../ai/ai.module';
 import { AiEvalsController } from './ai-evals.controller';
+import { AiEvalsQueries } from './ai-evals.queries';
 import { AiEvalsService } from './ai-evals.service';
 import { AiEvalResult } from './entities/ai-eval-result.entity';
 import { AiEvalRun } from './entities/ai-eval-run.entity';
@@ -10,6 +11,6 @@ import { AiEvalRun } from './entities/ai-eval-run.entity';
 @Module({
   imports: [TypeOrmModule.forFeature([AiEvalRun, AiEvalResult]), AiModule],
   controllers: [AiEvalsController],
-  providers: [AiEvalsService],
+  providers: [AiEvalsService, AiEvalsQueries],
 })
 export class AiEvalsModule {}

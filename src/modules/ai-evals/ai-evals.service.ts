@@ -8,6 +8,7 @@ import { TransactionRunner } from '../../database/transaction-runner';
 import { AuditService } from '../../platform/audit/audit.service';
 import { JobContext, JobRunner } from '../../platform/jobs/job-runner.service';
 import { AiGatewayService } from '../ai/ai-gateway.service';
+import { AiEvalsQueries } from './ai-evals.queries';
 import { EVAL_CASES, EvalCase, EvalOutcome } from './cases';
 import {
   EvalCaseResultResponse,
@@ -60,6 +61,7 @@ export class AiEvalsService implements OnModuleInit {
     private readonly jobs: JobRunner,
     private readonly gateway: AiGatewayService,
     private readonly audit: AuditService,
+    private readonly queries: AiEvalsQueries,
   ) {}
 
   onModuleInit(): void {
@@ -246,10 +248,7 @@ export class AiEvalsService implements OnModuleInit {
         .returning(['caseId'])
         .execute();
       if (!inserted.raw.length) return;
-      await em.query(
-        `UPDATE ai_eval_runs SET done = done + 1, passed = passed + $2, failed = failed + $3 WHERE id = $1`,
-        [runId, result.passed ? 1 : 0, result.passed ? 0 : 1],
-      );
+      await this.queries.countResult(em, runId, result.passed);
     });
   }
 }

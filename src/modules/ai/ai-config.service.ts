@@ -6,7 +6,6 @@ import { Conflict, NotFound, ValidationFailed } from '../../common/errors/domain
 import { OutboundTargetRefused } from '../../platform/outbound-http/outbound-policy.service';
 import { APP_CONFIG, AppConfig } from '../../config/app.config';
 import { configScopeOf, InstanceContext } from '../../database/instance-context';
-import { PreparedQueries } from '../../database/prepared-queries';
 import { deploymentDataSource } from '../../database/routing-data-source';
 import { TransactionRunner } from '../../database/transaction-runner';
 import { AuditService } from '../../platform/audit/audit.service';
@@ -15,6 +14,7 @@ import { SecretBox } from '../../platform/crypto/secret-box.service';
 import { AiConfigResponse, CreateAiConfigDto, UpdateAiConfigDto } from './dto/ai-config.dto';
 import { AiConfig, AiProvider } from './entities/ai-config.entity';
 import { ProviderClient } from './providers/provider-client';
+import { AiQueries } from './ai.queries';
 
 const GLOBAL_SCOPE = 'global';
 
@@ -27,10 +27,6 @@ const GLOBAL_SCOPE = 'global';
 export function currentScope(): string {
   return configScopeOf(InstanceContext.instanceId());
 }
-export const CONFIG_COLUMNS = `id, provider, model_name, api_key_sealed, api_base_url, temperature, max_tokens,
-  is_enabled, created_at, updated_at`;
-const CONFIG_SQL = `SELECT id, provider, model_name, api_key_sealed, api_base_url, temperature, max_tokens, is_enabled,
-  created_at, updated_at FROM ai_configs WHERE scope = $1`;
 
 export interface ConfigRow {
   id: string;
@@ -73,7 +69,7 @@ export class AiConfigService {
     @Inject(APP_CONFIG) private readonly app: AppConfig,
     private readonly box: SecretBox,
     private readonly providers: ProviderClient,
-    private readonly prepared: PreparedQueries,
+    private readonly queries: AiQueries,
     private readonly tx: TransactionRunner,
     private readonly audit: AuditService,
     @InjectDataSource() private readonly dataSource: DataSource,
@@ -82,7 +78,7 @@ export class AiConfigService {
   async effective(): Promise<EffectiveAiConfig | null> {
     // On every gateway call: a prepared statement, no entity mapping.
     const scope = currentScope();
-    const [row] = await this.prepared.query<ConfigRow>(CONFIG_SQL, [scope]);
+    const row = await this.queries.config<ConfigRow>(scope);
     return this.inScope(scope, row ?? null);
   }
 
@@ -93,9 +89,10 @@ export class AiConfigService {
    */
   async inScope(scope: string, row: ConfigRow | null): Promise<EffectiveAiConfig | null> {
     if (row || scope === GLOBAL_SCOPE) return this.fromRow(row);
-    const [global] = (await deploymentDataSource(this.dataSource).query(CONFIG_SQL, [
+    const global = await this.queries.configIn<ConfigRow>(
+      deploymentDataSource(this.dataSource).manager,
       GLOBAL_SCOPE,
-    ])) as ConfigRow[];
+    );
     return this.fromRow(global ?? null);
   }
 

@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { DomainError } from '../../common/errors/domain-error';
-import { PreparedQueries } from '../../database/prepared-queries';
 import { AiConfigService } from './ai-config.service';
 import {
   AiBudgetExceeded,
@@ -21,6 +20,7 @@ import { PromptsService } from './prompts.service';
 import { budgetSentence, parseJson, PreparedCall, prefetch, span, SpanRecord, timed } from './gateway-steps';
 import { ProviderClient, ProviderFailure } from './providers/provider-client';
 import type { ProviderTarget } from './providers/wire';
+import { AiQueries } from './ai.queries';
 
 export interface AiCallRequest {
   /** snake_case feature name; picks the model route and the budget entry point. */
@@ -85,7 +85,7 @@ export class AiGatewayService {
     private readonly providers: ProviderClient,
     private readonly store: AiLogStore,
     private readonly configs: AiConfigService,
-    private readonly prepared: PreparedQueries,
+    private readonly queries: AiQueries,
   ) {}
 
   async complete(request: AiCallRequest): Promise<AiCallResult> {
@@ -129,18 +129,12 @@ export class AiGatewayService {
   /** Opens a workflow run that groups the gateway calls of one feature invocation. */
   async startRun(feature: string, userId: string | null, spaceId: string | null = null): Promise<string> {
     const id = randomUUID();
-    await this.prepared.query(
-      `INSERT INTO ai_workflow_runs (id, feature, status, user_id, space_id, started_at) VALUES ($1, $2, 'running', $3, $4, now())`,
-      [id, feature, userId, spaceId],
-    );
+    await this.queries.startRun(id, feature, userId, spaceId);
     return id;
   }
 
   async finishRun(runId: string, status: 'succeeded' | 'failed'): Promise<void> {
-    await this.prepared.query(`UPDATE ai_workflow_runs SET status = $2, finished_at = now() WHERE id = $1`, [
-      runId,
-      status,
-    ]);
+    await this.queries.finishRun(runId, status);
   }
 
   /** Runs `work` inside a workflow run, finished as succeeded or failed by its outcome. */

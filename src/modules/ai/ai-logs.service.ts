@@ -4,7 +4,6 @@ import { Repository } from 'typeorm';
 import { NotFound } from '../../common/errors/domain-error';
 import { Page } from '../../common/http/page.dto';
 import { InstanceContext } from '../../database/instance-context';
-import { PreparedQueries } from '../../database/prepared-queries';
 import { AiGatewayService } from './ai-gateway.service';
 import {
   AiLogDetailResponse,
@@ -19,6 +18,7 @@ import { PromptDetailResponse } from './dto/prompts.dto';
 import { AiLog } from './entities/ai-log.entity';
 import { AiUsageDaily } from './entities/ai-usage-daily.entity';
 import { PromptsService } from './prompts.service';
+import { AiQueries } from './ai.queries';
 
 export interface AiLogFilter {
   provider?: string;
@@ -42,11 +42,6 @@ type Row = Record<string, unknown>;
  * while today's rows are always read fresh.
  */
 const EARLIER_DAYS_TTL_MS = 60_000;
-
-const USAGE_SQL = `SELECT to_char(day, 'YYYY-MM-DD') AS date, model, feature, provider, calls,
-  failures + blocked + budget_exceeded AS failures, input_tokens, output_tokens, cost_usd::float8 AS cost_usd
-  FROM ai_usage_daily WHERE day >= $1::date AND ($2::date IS NULL OR day < $2::date)
-  ORDER BY day DESC, model COLLATE "C", feature COLLATE "C", provider COLLATE "C"`;
 
 interface EarlierDays {
   count: number;
@@ -74,7 +69,7 @@ export class AiLogsService {
     @InjectRepository(AiUsageDaily) private readonly usageRows: Repository<AiUsageDaily>,
     private readonly gateway: AiGatewayService,
     private readonly prompts: PromptsService,
-    private readonly prepared: PreparedQueries,
+    private readonly queries: AiQueries,
   ) {}
 
   async list(filter: AiLogFilter): Promise<Page<AiLogResponse>> {
@@ -144,7 +139,7 @@ export class AiLogsService {
   /** Rollup rows from `since` (inclusive) to `until` (exclusive; null: no end), newest day first. */
   private async usageDays(since: string, until: string | null): Promise<UsageRowResponse[]> {
     // A rollup row is one (day, feature, provider, model): no grouping left to do.
-    const rows: Row[] = await this.prepared.query(USAGE_SQL, [since, until]);
+    const rows: Row[] = await this.queries.usageDays(since, until);
     return rows.map((r) => ({
       date: r.date as string,
       model: r.model as string,
@@ -155,13 +150,7 @@ export class AiLogsService {
   }
 
   async people(days: number): Promise<PeopleUsageResponse> {
-    const rows: Row[] = await this.usageRows.query(
-      `SELECT user_key, sum(calls) AS calls, sum(failures) AS failures, sum(input_tokens) AS input_tokens,
-         sum(output_tokens) AS output_tokens, sum(cost_usd) AS cost_usd
-       FROM ai_user_usage_daily WHERE day >= $1
-       GROUP BY user_key ORDER BY sum(input_tokens + output_tokens) DESC, user_key LIMIT 500`,
-      [sinceDay(days)],
-    );
+    const rows: Row[] = await this.queries.peopleUsage(this.usageRows.manager, sinceDay(days));
     return {
       days,
       items: rows.map((r) => ({
@@ -174,19 +163,8 @@ export class AiLogsService {
   async guardrailImpact(days: number): Promise<GuardrailImpactResponse> {
     const since = sinceDay(days);
     const [features, kinds]: [Row[], Row[]] = await Promise.all([
-      this.usageRows.query(
-        `SELECT feature, sum(calls) AS calls, sum(guarded_calls) AS guarded_calls, sum(blocked) AS blocked
-         FROM ai_usage_daily WHERE day >= $1 GROUP BY feature ORDER BY feature`,
-        [since],
-      ),
-      // Only logs a guardrail acted on, through a partial index.
-      this.logs.query(
-        `SELECT a->>'kind' AS kind, count(DISTINCT l.id) AS calls, sum((a->>'count')::int) AS occurrences
-         FROM ai_logs l CROSS JOIN LATERAL jsonb_array_elements(l.guardrail_actions) a
-         WHERE l.guardrail_actions <> '[]'::jsonb AND l.created_at >= $1::date
-         GROUP BY 1 ORDER BY 1`,
-        [since],
-      ),
+      this.queries.guardedCallsByFeature(this.usageRows.manager, since),
+      this.queries.guardrailKinds(this.logs.manager, since),
     ]);
     const byFeature = features.map((r) => ({
       feature: r.feature as string,

@@ -15,6 +15,7 @@ import {
 import { AiLog } from './entities/ai-log.entity';
 import { AiSpan } from './entities/ai-span.entity';
 import { AiWorkflowRun } from './entities/ai-workflow-run.entity';
+import { AiQueries } from './ai.queries';
 
 export interface RunFilter {
   feature?: string;
@@ -45,33 +46,15 @@ export class AiOpsService {
     @InjectRepository(AiSpan) private readonly spans: Repository<AiSpan>,
     @Inject(AiConfigService) private readonly configs: AiConfigService,
     private readonly budgets: BudgetsService,
+    private readonly queries: AiQueries,
   ) {}
 
   async overview(): Promise<AiOverviewResponse> {
     const [config, recent, day, week, budgets] = await Promise.all([
       this.configs.effective(),
-      this.logs.query(
-        `SELECT status, error, created_at FROM ai_logs WHERE status IN ('success', 'error')
-         ORDER BY created_at DESC LIMIT ${HEALTH_SAMPLE}`,
-      ) as Promise<Array<{ status: string; error: string | null; created_at: Date }>>,
-      this.logs.query(
-        `SELECT count(*) AS calls, count(*) FILTER (WHERE status = 'error') AS failures,
-           count(*) FILTER (WHERE status = 'blocked') AS blocked,
-           count(*) FILTER (WHERE status = 'budget_exceeded') AS budget_exceeded,
-           count(*) FILTER (WHERE guardrail_actions <> '[]'::jsonb) AS guarded_calls,
-           coalesce(sum(input_tokens), 0) AS input_tokens, coalesce(sum(output_tokens), 0) AS output_tokens,
-           coalesce(sum(cost_usd), 0) AS cost_usd, coalesce(avg(latency_ms), 0) AS avg_latency_ms
-         FROM ai_logs WHERE created_at >= now() - interval '24 hours'`,
-      ) as Promise<Row[]>,
-      this.logs.query(
-        `SELECT coalesce(sum(calls), 0) AS calls, coalesce(sum(failures), 0) AS failures,
-           coalesce(sum(blocked), 0) AS blocked, coalesce(sum(budget_exceeded), 0) AS budget_exceeded,
-           coalesce(sum(guarded_calls), 0) AS guarded_calls, coalesce(sum(input_tokens), 0) AS input_tokens,
-           coalesce(sum(output_tokens), 0) AS output_tokens, coalesce(sum(cost_usd), 0) AS cost_usd,
-           CASE WHEN sum(calls) > 0 THEN sum(latency_ms_total)::float8 / sum(calls) ELSE 0 END AS avg_latency_ms
-         FROM ai_usage_daily WHERE day >= $1`,
-        [sinceDay(7)],
-      ) as Promise<Row[]>,
+      this.queries.recentOutcomes(this.logs.manager, HEALTH_SAMPLE),
+      this.queries.lastDay(this.logs.manager) as Promise<Row[]>,
+      this.queries.usageSince(this.logs.manager, sinceDay(7)) as Promise<Row[]>,
       this.budgets.list(),
     ]);
     const health = providerHealth(recent);
@@ -144,10 +127,9 @@ export class AiOpsService {
       .take(filter.limit)
       .getManyAndCount();
     const totals: Row[] = rows.length
-      ? await this.logs.query(
-          `SELECT run_id, count(*) AS calls, sum(input_tokens + output_tokens) AS tokens, sum(cost_usd) AS cost_usd
-           FROM ai_logs WHERE run_id = ANY($1) GROUP BY run_id`,
-          [rows.map((r) => r.id)],
+      ? await this.queries.runTotals(
+          this.logs.manager,
+          rows.map((r) => r.id),
         )
       : [];
     const byRun = new Map(totals.map((t) => [t.run_id as string, t]));

@@ -1,8 +1,9 @@
 import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
 import { APP_CONFIG, AppConfig } from '../../config/app.config';
 import { JobRunner } from '../../platform/jobs/job-runner.service';
+import { AiQueries } from './ai.queries';
 
 export const AI_RETENTION_JOB = 'ai.retention';
 const BATCH = 5000;
@@ -18,6 +19,7 @@ export class AiRetentionService implements OnModuleInit {
     @InjectDataSource() private readonly dataSource: DataSource,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly jobs: JobRunner,
+    private readonly queries: AiQueries,
   ) {}
 
   onModuleInit(): void {
@@ -29,21 +31,15 @@ export class AiRetentionService implements OnModuleInit {
 
   async purge(): Promise<{ logs: number; runs: number }> {
     const days = this.config.ai.logRetentionDays;
-    const logs = await this.deleteInBatches(
-      `DELETE FROM ai_logs WHERE id IN (SELECT id FROM ai_logs WHERE created_at < now() - make_interval(days => $1) LIMIT ${BATCH})`,
-      days,
-    );
-    const runs = await this.deleteInBatches(
-      `DELETE FROM ai_workflow_runs WHERE id IN (SELECT id FROM ai_workflow_runs WHERE started_at < now() - make_interval(days => $1) LIMIT ${BATCH})`,
-      days,
-    );
+    const logs = await this.deleteInBatches((em) => this.queries.deleteOldLogs(em, days, BATCH));
+    const runs = await this.deleteInBatches((em) => this.queries.deleteOldRuns(em, days, BATCH));
     return { logs, runs };
   }
 
-  private async deleteInBatches(sql: string, days: number): Promise<number> {
+  private async deleteInBatches(deleteBatch: (em: EntityManager) => Promise<number>): Promise<number> {
     let total = 0;
     for (;;) {
-      const [, affected] = (await this.dataSource.query(sql, [days])) as [unknown, number];
+      const affected = await deleteBatch(this.dataSource.manager);
       total += affected;
       if (affected < BATCH) return total;
     }

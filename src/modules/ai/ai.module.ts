@@ -25,6 +25,7 @@ import { AiUserUsageDaily } from './entities/ai-user-usage-daily.entity';
 import { AiWorkflowRun } from './entities/ai-workflow-run.entity';
 import { ModelRoutingService } from './model-routing.service';
 import { PromptsService } from './prompts.service';
+import { AiQueries } from './ai.queries';
 import { ProviderClient } from './providers/provider-client';
 
 /**
@@ -66,6 +67,7 @@ import { ProviderClient } from './providers/provider-client';
     AiLogsService,
     AiOpsService,
     AiRetentionService,
+    AiQueries,
   ],
   exports: [AiGatewayService, AiLogsService],
 })

@@ -3,7 +3,6 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
 import { NotFound } from '../../common/errors/domain-error';
 import { APP_CONFIG, AppConfig } from '../../config/app.config';
-import { PreparedQueries } from '../../database/prepared-queries';
 import {
   BudgetBreach,
   budgetBreach,
@@ -14,26 +13,9 @@ import {
 } from './budget-rules';
 import { BudgetResponse, PutBudgetDto } from './dto/budgets.dto';
 import { AiBudget } from './entities/ai-budget.entity';
+import { AiQueries } from './ai.queries';
 
 export const GLOBAL_ENTRY_POINT = 'global';
-
-// One round trip: the limits of both entry points and, in one pass over the month's rollup rows,
-// the use of both windows, globally and for the feature.
-const SNAPSHOT_SQL = `SELECT
-  (SELECT coalesce(json_agg(b), '[]'::json) FROM (
-    SELECT entry_point_id, daily_tokens, monthly_tokens, daily_usd, monthly_usd
-    FROM ai_budgets WHERE entry_point_id IN ('global', $3)) b) AS limits,
-  coalesce(sum(input_tokens + output_tokens) FILTER (WHERE day >= $2), 0)::float8 AS g_day_tokens,
-  coalesce(sum(input_tokens + output_tokens), 0)::float8 AS g_month_tokens,
-  coalesce(sum(cost_usd) FILTER (WHERE day >= $2), 0)::float8 AS g_day_usd,
-  coalesce(sum(cost_usd), 0)::float8 AS g_month_usd,
-  coalesce(sum(input_tokens + output_tokens) FILTER (WHERE day >= $2 AND feature = $3), 0)::float8 AS f_day_tokens,
-  coalesce(sum(input_tokens + output_tokens) FILTER (WHERE feature = $3), 0)::float8 AS f_month_tokens,
-  coalesce(sum(cost_usd) FILTER (WHERE day >= $2 AND feature = $3), 0)::float8 AS f_day_usd,
-  coalesce(sum(cost_usd) FILTER (WHERE feature = $3), 0)::float8 AS f_month_usd
-  FROM ai_usage_daily WHERE day >= $1
-    -- Use is only summed when a limit exists: from the environment ($4) or stored.
-    AND ($4::boolean OR EXISTS (SELECT 1 FROM ai_budgets WHERE entry_point_id IN ('global', $3)))`;
 
 /** What a budget decision needs, read in one query. */
 export interface BudgetSnapshot {
@@ -93,18 +75,18 @@ export class BudgetsService {
   constructor(
     @InjectRepository(AiBudget) private readonly budgets: Repository<AiBudget>,
     @Inject(APP_CONFIG) private readonly app: AppConfig,
-    private readonly prepared: PreparedQueries,
+    private readonly queries: AiQueries,
   ) {}
 
   /** The limits and use a budget decision for `feature` needs. */
   async snapshot(feature: string, now = new Date()): Promise<BudgetSnapshot> {
     const windows = budgetWindows(now);
-    const [row] = await this.prepared.query<UsageRow & { limits: LimitRow[] }>(SNAPSHOT_SQL, [
+    const row = await this.queries.budgetSnapshot<UsageRow & { limits: LimitRow[] }>(
       isoDay(windows.monthStart),
       isoDay(windows.dayStart),
       feature,
       hasLimit(this.app.ai.budget),
-    ]);
+    );
     const own = row.limits.find((r) => r.entry_point_id === feature && feature !== GLOBAL_ENTRY_POINT);
     return {
       feature,

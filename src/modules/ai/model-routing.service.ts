@@ -4,16 +4,8 @@ import { randomUUID } from 'node:crypto';
 import { Repository } from 'typeorm';
 import { Conflict, ValidationFailed } from '../../common/errors/domain-error';
 import type { Page, PageQuery } from '../../common/http/page.dto';
-import { PreparedQueries } from '../../database/prepared-queries';
 import { SecretBox } from '../../platform/crypto/secret-box.service';
-import {
-  AiConfigService,
-  CONFIG_COLUMNS,
-  ConfigRow,
-  currentScope,
-  EffectiveAiConfig,
-  keyContext,
-} from './ai-config.service';
+import { AiConfigService, ConfigRow, currentScope, EffectiveAiConfig, keyContext } from './ai-config.service';
 import { AiDisabled, AiNotConfigured } from './ai.errors';
 import {
   CreateModelProfileDto,
@@ -25,6 +17,7 @@ import type { AiProvider } from './entities/ai-config.entity';
 import { AiModelProfile } from './entities/ai-model-profile.entity';
 import { AiModelRoute } from './entities/ai-model-route.entity';
 import type { ProviderTarget } from './providers/wire';
+import { AiQueries } from './ai.queries';
 
 interface ProfileRow {
   id: string;
@@ -37,16 +30,6 @@ interface ProfileRow {
   fallback_profile_id: string | null;
 }
 
-// One round trip: the provider configuration of the scope and the feature's profile with its fallback.
-const ROUTE_SQL = `SELECT
-  (SELECT row_to_json(c) FROM (SELECT ${CONFIG_COLUMNS} FROM ai_configs WHERE scope = $2) c) AS config,
-  (SELECT coalesce(json_agg(x), '[]'::json) FROM (
-    SELECT p.id, p.provider, p.model_name, p.temperature, p.max_tokens, p.api_key_sealed, p.api_base_url,
-      p.fallback_profile_id, (r.profile_id = p.id) AS is_primary
-    FROM ai_model_routes r JOIN ai_model_profiles p ON p.id = r.profile_id OR p.id = (
-      SELECT fallback_profile_id FROM ai_model_profiles WHERE id = r.profile_id)
-    WHERE r.feature = $1) x) AS profiles`;
-
 @Injectable()
 export class ModelRoutingService {
   constructor(
@@ -54,7 +37,7 @@ export class ModelRoutingService {
     @InjectRepository(AiModelRoute) private readonly routes: Repository<AiModelRoute>,
     private readonly configs: AiConfigService,
     private readonly box: SecretBox,
-    private readonly prepared: PreparedQueries,
+    private readonly queries: AiQueries,
   ) {}
 
   /**
@@ -66,10 +49,11 @@ export class ModelRoutingService {
     // The instance's database holds its own override only; without one, the global configuration is read
     // from the deployment database (a second round trip, on instances other than `default` only).
     const scope = currentScope();
-    const [row] = await this.prepared.query<{
+    // One round trip: the provider configuration of the scope and the feature's profile with its fallback.
+    const row = await this.queries.route<{
       config: ConfigRow | null;
       profiles: Array<ProfileRow & { is_primary: boolean }>;
-    }>(ROUTE_SQL, [feature, scope]);
+    }>(feature, scope);
     const config = await this.configs.inScope(scope, row.config);
     const rows = row.profiles;
     if (config && !config.isEnabled) throw new AiDisabled();

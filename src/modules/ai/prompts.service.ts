@@ -3,7 +3,6 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, Repository } from 'typeorm';
 import { NotFound, ValidationFailed } from '../../common/errors/domain-error';
 import type { Page, PageQuery } from '../../common/http/page.dto';
-import { PreparedQueries } from '../../database/prepared-queries';
 import { TransactionRunner } from '../../database/transaction-runner';
 import {
   CreatePromptVersionDto,
@@ -19,6 +18,7 @@ import { AiPromptVersion, PromptVersionStatus } from './entities/ai-prompt-versi
 import { redact, redactionActions } from './guardrails';
 import { promptDefault, PROMPT_DEFAULTS, PromptDefinition } from './prompts/prompt-defaults';
 import { missingVariables, render, templateVariables } from './prompts/prompt-template';
+import { AiQueries } from './ai.queries';
 
 /** The prompt a call uses: the active stored version, or the code default (version 0). */
 export interface ActivePrompt {
@@ -30,14 +30,11 @@ export interface ActivePrompt {
   responseFormat: 'text' | 'json';
 }
 
-const ACTIVE_SQL = `SELECT version, system, template, variables FROM ai_prompt_versions
-  WHERE prompt_key = $1 AND status = 'active'`;
-
 @Injectable()
 export class PromptsService {
   constructor(
     @InjectRepository(AiPromptVersion) private readonly versions: Repository<AiPromptVersion>,
-    private readonly prepared: PreparedQueries,
+    private readonly queries: AiQueries,
     private readonly tx: TransactionRunner,
   ) {}
 
@@ -49,9 +46,10 @@ export class PromptsService {
 
   async active(key: string): Promise<ActivePrompt> {
     const definition = this.definition(key);
-    const [row] = await this.prepared.query<
-      Pick<AiPromptVersion, 'version' | 'system' | 'template' | 'variables'>
-    >(ACTIVE_SQL, [key]);
+    const row =
+      await this.queries.activePrompt<Pick<AiPromptVersion, 'version' | 'system' | 'template' | 'variables'>>(
+        key,
+      );
     const source = row ?? { version: 0, ...definition };
     return {
       key,
@@ -242,11 +240,7 @@ export class PromptsService {
     },
   ): Promise<number> {
     // Serialises version numbering per key without a row to lock.
-    await em.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`ai_prompt:${v.key}`]);
-    const [{ next }] = await em.query(
-      'SELECT coalesce(max(version), 0) + 1 AS next FROM ai_prompt_versions WHERE prompt_key = $1',
-      [v.key],
-    );
+    const next = await this.queries.nextPromptVersion(em, v.key);
     if (v.status === 'active') {
       await em.update(AiPromptVersion, { promptKey: v.key, status: 'active' }, { status: 'inactive' });
     }

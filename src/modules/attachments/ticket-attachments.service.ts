@@ -31,7 +31,7 @@ export class TicketAttachmentsService {
 
   async upload(actor: Actor, ticketId: string, upload: MultipartUpload): Promise<TicketAttachmentResponse> {
     // The ticket and the caller's membership are checked before a byte of the body is read.
-    const { ticket } = await this.tickets.authorize(actor, ticketId);
+    const { ticket } = await this.tickets.authorize(actor, ticketId, this.dataSource.manager);
     const { id, storageKey } = this.store.newId();
     const file = await this.store.receive(upload, storageKey, TICKET_FORM_FIELDS);
     try {

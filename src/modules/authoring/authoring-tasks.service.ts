@@ -52,21 +52,20 @@ export class AuthoringTasksService {
   }
 
   async get(access: SpaceAccess, id: string): Promise<AuthoringTaskResponse> {
-    const task = await this.require(access.space.id, id);
-    return toTaskResponse(task, await this.callsUsed(task.id));
+    const em = this.tasks.manager;
+    const task = await this.require(access.space.id, id, em);
+    return toTaskResponse(task, await this.callsUsed(task.id, em));
   }
 
   /** The task in this space; 404 when it is in another space or does not exist. */
-  async require(spaceId: string, id: string, em?: EntityManager): Promise<AuthoringTask> {
-    const task = await (em ?? this.tasks.manager).getRepository(AuthoringTask).findOneBy({ id, spaceId });
+  async require(spaceId: string, id: string, em: EntityManager): Promise<AuthoringTask> {
+    const task = await em.getRepository(AuthoringTask).findOneBy({ id, spaceId });
     if (!task) throw new NotFound('authoring task', id);
     return task;
   }
 
   /** Successful distinct live searches of the task (completed evidence). */
-  async callsUsed(taskId: string, em?: EntityManager): Promise<number> {
-    return (em ?? this.tasks.manager)
-      .getRepository(WebSearchEvidence)
-      .countBy({ taskId, status: 'complete' });
+  async callsUsed(taskId: string, em: EntityManager): Promise<number> {
+    return em.getRepository(WebSearchEvidence).countBy({ taskId, status: 'complete' });
   }
 }

@@ -9,6 +9,7 @@ import { ConsentsService } from './consents.service';
 import { AuthoringTask } from './entities/authoring-task.entity';
 import { WebSearchConsent } from './entities/web-search-consent.entity';
 import { WebSearchEvidence } from './entities/web-search-evidence.entity';
+import { WebSearchQueries } from './web-search.queries';
 import { WebSearchService } from './web-search.service';
 
 /** Pipeline authoring: tasks, and the web-search facade with consent and evidence. */
@@ -19,6 +20,6 @@ import { WebSearchService } from './web-search.service';
     ToolProvidersModule,
   ],
   controllers: [AuthoringTasksController, ConsentsController],
-  providers: [AuthoringTasksService, ConsentsService, WebSearchService],
+  providers: [AuthoringTasksService, ConsentsService, WebSearchService, WebSearchQueries],
 })
 export class AuthoringModule {}

@@ -1,3 +1,5 @@
+import { Injectable } from '@nestjs/common';
+import { PreparedQueries } from '../../database/prepared-queries';
 import { activeGrantSql } from '../tool-providers/tool-grants.service';
 import { boundWebSearchSql, BoundWebSearchRow } from '../tool-providers/web-search-capability.service';
 import type { WebSearchResult } from './web-search-rules';
@@ -125,7 +127,7 @@ const searchReservation = reservationSql({
  * $1 task, $2 space, $3 user, $4 query key and $5 query (null for an unsafe
  * query), $6 max_results, $7 the quota.
  */
-export const SEARCH_SQL = `WITH ${ASYNC_COMMIT},
+const SEARCH_SQL = `WITH ${ASYNC_COMMIT},
 task AS (
   SELECT id, delegated, definition_id, root_task_id FROM authoring_tasks WHERE id = $1::uuid AND space_id = $2::uuid
 ),
@@ -164,22 +166,22 @@ const retryReservation = reservationSql({
  * query key, $3 query, $4 max_results, $5 binding, $6 provider, $7 tool
  * name, $8 user, $9 the quota.
  */
-export const RESERVE_SQL = `WITH ${retryReservation.ctes}
+const RESERVE_SQL = `WITH ${retryReservation.ctes}
 SELECT ${retryReservation.columns}
 FROM (SELECT 1) one
 LEFT JOIN existing c ON c.status = 'complete'`;
 
-export const GIVE_BACK_SQL = `UPDATE authoring_tasks SET web_search_slots = web_search_slots - 1 WHERE id = $1`;
+const GIVE_BACK_SQL = `UPDATE authoring_tasks SET web_search_slots = web_search_slots - 1 WHERE id = $1`;
 
 /** Frees the slots of the task's stale reservations; answers how many. */
-export const FREE_STALE_SQL = `WITH stale AS (
+const FREE_STALE_SQL = `WITH stale AS (
   DELETE FROM web_search_evidence WHERE task_id = $1 AND status = 'pending' AND created_at <= now() - ${STALE} RETURNING id
 )
 UPDATE authoring_tasks SET web_search_slots = web_search_slots - (SELECT count(*) FROM stale) WHERE id = $1
 RETURNING (SELECT count(*) FROM stale)::int AS freed`;
 
 /** Removes a failed call's reservation and gives its slot back. */
-export const RELEASE_SQL = `WITH gone AS (
+const RELEASE_SQL = `WITH gone AS (
   DELETE FROM web_search_evidence WHERE id = $1 AND status = 'pending' RETURNING task_id
 )
 UPDATE authoring_tasks SET web_search_slots = web_search_slots - 1 WHERE id IN (SELECT task_id FROM gone)`;
@@ -189,10 +191,117 @@ UPDATE authoring_tasks SET web_search_slots = web_search_slots - 1 WHERE id IN (
  * synchronously) and answers whether it did, and the task's successful
  * calls: those completed before (the statement's snapshot) plus this one.
  */
-export const COMPLETE_SQL = `WITH done AS (
+const COMPLETE_SQL = `WITH done AS (
   UPDATE web_search_evidence SET status = 'complete', results = $2::jsonb, dropped = $3::jsonb, run_id = $4, completed_at = now()
   WHERE id = $1 AND status = 'pending' RETURNING id
 )
 SELECT (SELECT count(*) FROM done)::int AS completed,
   ((SELECT count(*) FROM web_search_evidence WHERE task_id = $5 AND status = 'complete')
   + (SELECT count(*) FROM done))::int AS calls_used`;
+
+/** What a search of a task asks for; `keyHash` and `query` are null for an unsafe query. */
+export interface SearchParams {
+  taskId: string;
+  spaceId: string;
+  userId: string;
+  keyHash: string | null;
+  query: string | null;
+  maxResults: number;
+  quota: number;
+}
+
+/** What a retried reservation is made with. */
+export interface ReserveParams {
+  taskId: string;
+  keyHash: string;
+  query: string;
+  maxResults: number;
+  bindingId: string;
+  providerId: string;
+  toolName: string;
+  userId: string;
+  quota: number;
+}
+
+/**
+ * The web-search facade's statements (above), as one class. Raw SQL because
+ * a search reads the task, binding, grant and evidence and makes its
+ * reservation in one round trip, with a conditional UPDATE of the task's
+ * slot count as the serialisation point and asynchronous commit for the
+ * reservation only; the repository API can do none of that. Indexes:
+ * web_search_evidence's unique (task_id, query_key_hash) for the existing
+ * evidence and the insert, its task index for the completed count and stale
+ * reservations, the authoring_tasks primary key for the slot count, and
+ * those of the tool-providers fragments (binding, grant).
+ *
+ * Like SearchQueries, these take no `em`: they never join a transaction and
+ * run on the pool as named prepared statements (PreparedQueries, their
+ * executor), the facade's hot path.
+ */
+@Injectable()
+export class WebSearchQueries {
+  constructor(private readonly prepared: PreparedQueries) {}
+
+  /** Everything a search decides on, and its reservation (SEARCH_SQL); none when the task is not in the space. */
+  async search(p: SearchParams): Promise<SearchRow | undefined> {
+    const [row] = await this.prepared.query<SearchRow>(SEARCH_SQL, [
+      p.taskId,
+      p.spaceId,
+      p.userId,
+      p.keyHash,
+      p.query,
+      p.maxResults,
+      p.quota,
+    ]);
+    return row;
+  }
+
+  /** The reservation again, after stale reservations were freed (RESERVE_SQL). */
+  async reserve(p: ReserveParams): Promise<ReservationRow> {
+    const [row] = await this.prepared.query<ReservationRow>(RESERVE_SQL, [
+      p.taskId,
+      p.keyHash,
+      p.query,
+      p.maxResults,
+      p.bindingId,
+      p.providerId,
+      p.toolName,
+      p.userId,
+      p.quota,
+    ]);
+    return row;
+  }
+
+  /** Gives back a quota slot taken without a reservation. */
+  async giveBack(taskId: string): Promise<void> {
+    await this.prepared.query(GIVE_BACK_SQL, [taskId]);
+  }
+
+  /** Frees the slots of the task's stale reservations; the row answers how many (none: the task is gone). */
+  async freeStale(taskId: string): Promise<{ freed: number } | undefined> {
+    const [freed] = await this.prepared.query<{ freed: number }>(FREE_STALE_SQL, [taskId]);
+    return freed;
+  }
+
+  /** Removes a failed call's reservation and gives its slot back. */
+  async release(reservationId: string): Promise<void> {
+    await this.prepared.query(RELEASE_SQL, [reservationId]);
+  }
+
+  /** Stores the results on the reservation (COMPLETE_SQL). */
+  async complete(
+    reservationId: string,
+    results: unknown,
+    dropped: unknown,
+    runId: string,
+    taskId: string,
+  ): Promise<{ completed: number; calls_used: number }[]> {
+    return this.prepared.query<{ completed: number; calls_used: number }>(COMPLETE_SQL, [
+      reservationId,
+      JSON.stringify(results),
+      JSON.stringify(dropped),
+      runId,
+      taskId,
+    ]);
+  }
+}

@@ -5,7 +5,6 @@ import { EntityManager, Repository } from 'typeorm';
 import type { Actor } from '../../common/auth/actor';
 import { NotFound, ValidationFailed } from '../../common/errors/domain-error';
 import type { SpaceAccess } from '../../common/permissions/space-access.port';
-import { PreparedQueries } from '../../database/prepared-queries';
 import { TransactionRunner } from '../../database/transaction-runner';
 import { AiGatewayService } from '../ai/ai-gateway.service';
 import { GrantScope } from '../tool-providers/tool-grants.service';
@@ -29,16 +28,7 @@ import type {
 } from './dto/authoring.dto';
 import { AuthoringTask } from './entities/authoring-task.entity';
 import { WebSearchEvidence } from './entities/web-search-evidence.entity';
-import {
-  COMPLETE_SQL,
-  FREE_STALE_SQL,
-  GIVE_BACK_SQL,
-  RELEASE_SQL,
-  RESERVE_SQL,
-  ReservationRow,
-  SEARCH_SQL,
-  SearchRow,
-} from './web-search.queries';
+import { ReservationRow, WebSearchQueries } from './web-search.queries';
 import {
   checkToolOutput,
   MAX_CALLS_PER_TASK,
@@ -68,7 +58,7 @@ export class WebSearchService {
     private readonly capability: WebSearchCapabilityService,
     private readonly ai: AiGatewayService,
     private readonly tx: TransactionRunner,
-    private readonly prepared: PreparedQueries,
+    private readonly queries: WebSearchQueries,
   ) {}
 
   async search(
@@ -79,15 +69,15 @@ export class WebSearchService {
   ): Promise<WebSearchOutcome> {
     const sanitised = sanitiseQuery(dto.query);
     const maxResults = dto.max_results ?? MAX_RESULTS_PER_CALL;
-    const [row] = await this.prepared.query<SearchRow>(SEARCH_SQL, [
+    const row = await this.queries.search({
       taskId,
-      access.space.id,
-      actor.userId,
-      sanitised.ok ? sanitised.value.keyHash : null,
-      sanitised.ok ? sanitised.value.query : null,
+      spaceId: access.space.id,
+      userId: actor.userId,
+      keyHash: sanitised.ok ? sanitised.value.keyHash : null,
+      query: sanitised.ok ? sanitised.value.query : null,
       maxResults,
-      MAX_CALLS_PER_TASK,
-    ]);
+      quota: MAX_CALLS_PER_TASK,
+    });
     // The statement reserves nothing for a missing or delegated task or an unsafe query.
     if (!row) throw new NotFound('authoring task', taskId);
     if (row.delegated) throw new DelegatedTaskForbidden();
@@ -101,7 +91,7 @@ export class WebSearchService {
     } catch (error) {
       // Not ready: whatever the statement reserved goes back before the refusal.
       if (row.reserved_id) await this.release(row.reserved_id);
-      else if (row.slot_taken) await this.prepared.query(GIVE_BACK_SQL, [taskId]);
+      else if (row.slot_taken) await this.queries.giveBack(taskId);
       throw error;
     }
     if (!row.grant_id) {
@@ -135,7 +125,7 @@ export class WebSearchService {
   }
 
   async listEvidence(access: SpaceAccess, taskId: string): Promise<EvidenceListResponse> {
-    const task = await this.tasks.require(access.space.id, taskId);
+    const task = await this.tasks.require(access.space.id, taskId, this.evidence.manager);
     const [rows, total] = await this.evidence.findAndCount({
       where: { taskId: task.id, status: 'complete' },
       order: { createdAt: 'ASC' },
@@ -153,7 +143,7 @@ export class WebSearchService {
     if ((dto.evidence_id === undefined) === (dto.query === undefined)) {
       throw ValidationFailed.field('evidence_id', 'Give exactly one of `evidence_id` or `query`.');
     }
-    const task = await this.tasks.require(access.space.id, taskId);
+    const task = await this.tasks.require(access.space.id, taskId, this.evidence.manager);
     let stored: WebSearchEvidence | null;
     if (dto.evidence_id !== undefined) {
       stored = await this.evidence.findOneBy({ id: dto.evidence_id, taskId: task.id, status: 'complete' });
@@ -169,7 +159,7 @@ export class WebSearchService {
         : null;
     }
     if (!stored) throw new NotFound('web-search evidence', dto.evidence_id);
-    const callsUsed = await this.tasks.callsUsed(task.id);
+    const callsUsed = await this.tasks.callsUsed(task.id, this.evidence.manager);
     return this.reuse(actor, access, stored, callsUsed, MAX_RESULTS_PER_CALL, 'replay');
   }
 
@@ -209,23 +199,23 @@ export class WebSearchService {
       if (row.reserved_id) return { id: row.reserved_id };
       if (row.slot_taken) {
         // A concurrent search of the same query inserted first: give the slot back.
-        await this.prepared.query(GIVE_BACK_SQL, [taskId]);
+        await this.queries.giveBack(taskId);
         throw new SearchInProgress();
       }
       if (row.in_flight) throw new SearchInProgress();
-      const [freed] = await this.prepared.query<{ freed: number }>(FREE_STALE_SQL, [taskId]);
+      const freed = await this.queries.freeStale(taskId);
       if (attempt > 1 || !freed || freed.freed === 0) throw new WebSearchQuotaExhausted();
-      [row] = await this.prepared.query<ReservationRow>(RESERVE_SQL, [
+      row = await this.queries.reserve({
         taskId,
         keyHash,
         query,
         maxResults,
-        ready.bindingId,
-        ready.providerId,
-        ready.namespacedName,
+        bindingId: ready.bindingId,
+        providerId: ready.providerId,
+        toolName: ready.namespacedName,
         userId,
-        MAX_CALLS_PER_TASK,
-      ]);
+        quota: MAX_CALLS_PER_TASK,
+      });
     }
   }
 
@@ -275,13 +265,7 @@ export class WebSearchService {
     }
     // The evidence and the log entry are independent writes: in parallel, one round trip of waiting.
     const [[done]] = await Promise.all([
-      this.prepared.query<{ completed: number; calls_used: number }>(COMPLETE_SQL, [
-        reservationId,
-        JSON.stringify(check.results),
-        JSON.stringify(check.dropped),
-        runId,
-        taskId,
-      ]),
+      this.queries.complete(reservationId, check.results, check.dropped, runId, taskId),
       log('success', `${check.results.length} results stored as evidence ${reservationId}`, null, {
         evidence_id: reservationId,
         result_count: check.results.length,
@@ -289,7 +273,7 @@ export class WebSearchService {
         redactions: check.redactions,
       }),
     ]);
-    // Results are answered only once they are stored as evidence (see SEARCH_SQL on a lost reservation).
+    // Results are answered only once they are stored as evidence (see WebSearchQueries' SEARCH_SQL on a lost reservation).
     if (done.completed !== 1)
       throw new Error(`The reservation ${reservationId} was gone when its results came.`);
     return {
@@ -303,7 +287,7 @@ export class WebSearchService {
 
   /** Gives a failed call's quota slot back (only while it is still a reservation). */
   private async release(reservationId: string): Promise<void> {
-    await this.prepared.query(RELEASE_SQL, [reservationId]);
+    await this.queries.release(reservationId);
   }
 
   /** Answers stored evidence (a repeated query, or a replay) and logs it under a run of its own. */

@@ -23,29 +23,11 @@ import {
   GLOBAL_SCOPE,
   instanceIdOf,
 } from './embedding-config.types';
-import { EmbeddingConfig, EmbeddingProvider, EmbeddingStatus } from './entities/embedding-config.entity';
+import { EmbeddingConfigRow, EmbeddingQueries } from './embeddings.queries';
+import { EmbeddingConfig, EmbeddingProvider } from './entities/embedding-config.entity';
 import { EmbedderService, EmbeddingFailure } from './providers/embedder.service';
 import { isBuiltinModel, LocalModelRefused, LocalModelsService } from './providers/local-models.service';
 import { VectorStore } from './vector-store';
-
-const CONFIG_SQL = `SELECT id, instance_id, provider, model_name, dimensions, api_key_sealed, api_base_url, is_enabled,
-  index_version, status, updated_by, created_at, updated_at FROM embedding_configs WHERE scope = $1`;
-
-interface ConfigRow {
-  id: string;
-  instance_id: string | null;
-  provider: EmbeddingProvider;
-  model_name: string;
-  dimensions: number;
-  api_key_sealed: string | null;
-  api_base_url: string | null;
-  is_enabled: boolean;
-  index_version: string;
-  status: EmbeddingStatus;
-  updated_by: string | null;
-  created_at: Date;
-  updated_at: Date;
-}
 
 function keyContext(id: string): string {
   return `embedding_configs:${id}:api_key`;
@@ -70,6 +52,7 @@ export class EmbeddingConfigService implements OnApplicationBootstrap {
     private readonly embedder: EmbedderService,
     private readonly store: VectorStore,
     private readonly localModels: LocalModelsService,
+    private readonly queries: EmbeddingQueries,
   ) {}
 
   /** A configured local model directory starts loading with the server, not at the first search. */
@@ -78,11 +61,13 @@ export class EmbeddingConfigService implements OnApplicationBootstrap {
   }
 
   /** The stored configuration of the scope, else (for an instance) the global one, else the environment's. */
-  async effective(
-    scope = currentScope(),
-    em: EntityManager = this.dataSource.manager,
-  ): Promise<EffectiveEmbeddingConfig> {
-    const [row] = (await em.query(CONFIG_SQL, [scope])) as ConfigRow[];
+  async effective(scope = currentScope()): Promise<EffectiveEmbeddingConfig> {
+    return this.effectiveIn(this.dataSource.manager, scope);
+  }
+
+  /** As `effective`, read through `em` (the caller's transaction). */
+  private async effectiveIn(em: EntityManager, scope: string): Promise<EffectiveEmbeddingConfig> {
+    const row = await this.queries.config(em, scope);
     if (row) return this.fromRow(row);
     return scope === GLOBAL_SCOPE ? this.fromEnvironment() : this.globalOrEnvironment();
   }
@@ -105,13 +90,13 @@ export class EmbeddingConfigService implements OnApplicationBootstrap {
         : (dto.dimensions ?? defaults.dimensions);
     const id = randomUUID();
     const config = await this.tx.run(async (em) => {
-      if ((await em.query(`SELECT 1 FROM embedding_configs WHERE scope = $1`, [scope])).length) {
+      if (await this.queries.configExists(em, scope)) {
         throw new Conflict(
           'An embedding configuration already exists: change it with PATCH or delete it first.',
           'embedding_config_exists',
         );
       }
-      const previous = await this.effective(scope, em);
+      const previous = await this.effectiveIn(em, scope);
       const row: Partial<EmbeddingConfig> = {
         id,
         scope,
@@ -141,7 +126,7 @@ export class EmbeddingConfigService implements OnApplicationBootstrap {
           api_key_set: row.apiKeySealed !== null,
         },
       });
-      return this.effective(scope, em);
+      return this.effectiveIn(em, scope);
     });
     await this.store.ensureIndex(config.dimensions);
     this.embedder.warm(config, { retry: true });
@@ -198,7 +183,7 @@ export class EmbeddingConfigService implements OnApplicationBootstrap {
           status: rebuild ? 'pending_reindex' : current.status,
         },
       });
-      return this.effective(scope, em);
+      return this.effectiveIn(em, scope);
     });
     await this.store.ensureIndex(config.dimensions);
     this.embedder.warm(config, { retry: true });
@@ -251,7 +236,7 @@ export class EmbeddingConfigService implements OnApplicationBootstrap {
     fingerprint: string,
     status: 'active' | 'failed',
   ): Promise<void> {
-    const current = await this.effective(scope, em);
+    const current = await this.effectiveIn(em, scope);
     if (current.source !== 'database' || fingerprintOf(current) !== fingerprint) return;
     await em.getRepository(EmbeddingConfig).update({ scope }, { status });
   }
@@ -281,7 +266,7 @@ export class EmbeddingConfigService implements OnApplicationBootstrap {
   }
 
   private async stored(em: EntityManager, scope: string): Promise<EffectiveEmbeddingConfig> {
-    const [row] = (await em.query(`${CONFIG_SQL} FOR UPDATE`, [scope])) as ConfigRow[];
+    const row = await this.queries.configForUpdate(em, scope);
     if (!row) throw new NotFound('embedding configuration stored in the database');
     return this.fromRow(row);
   }
@@ -336,7 +321,7 @@ export class EmbeddingConfigService implements OnApplicationBootstrap {
     return baseUrl.replace(/\/+$/, '');
   }
 
-  private fromRow(row: ConfigRow): EffectiveEmbeddingConfig {
+  private fromRow(row: EmbeddingConfigRow): EffectiveEmbeddingConfig {
     return {
       id: row.id,
       instanceId: row.instance_id,
@@ -357,9 +342,7 @@ export class EmbeddingConfigService implements OnApplicationBootstrap {
 
   /** The control plane's configuration, read from the deployment database whatever the request's instance. */
   private async globalOrEnvironment(): Promise<EffectiveEmbeddingConfig> {
-    const [row] = (await deploymentDataSource(this.dataSource).query(CONFIG_SQL, [
-      GLOBAL_SCOPE,
-    ])) as ConfigRow[];
+    const row = await this.queries.config(deploymentDataSource(this.dataSource).manager, GLOBAL_SCOPE);
     return row ? this.fromRow(row) : this.fromEnvironment();
   }
 

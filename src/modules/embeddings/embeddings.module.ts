@@ -5,11 +5,13 @@ import { EmbeddingConfigService } from './embedding-config.service';
 import { EmbeddingConfig } from './entities/embedding-config.entity';
 import { EmbeddingReindexRun } from './entities/embedding-reindex-run.entity';
 import { ItemEmbedding } from './entities/item-embedding.entity';
+import { EmbeddingQueries } from './embeddings.queries';
 import { EmbedderService } from './providers/embedder.service';
 import { LocalModelsService } from './providers/local-models.service';
 import { ReindexService } from './reindex.service';
 import { SemanticIndexService } from './semantic-index.service';
 import { SemanticIndexer } from './semantic-indexer.service';
+import { SemanticSourceQueries } from './semantic-sources.queries';
 import { VectorCache } from './vector-cache';
 import { VectorStore } from './vector-store';
 
@@ -30,6 +32,8 @@ import { VectorStore } from './vector-store';
     SemanticIndexer,
     ReindexService,
     SemanticIndexService,
+    EmbeddingQueries,
+    SemanticSourceQueries,
   ],
   exports: [SemanticIndexService],
 })

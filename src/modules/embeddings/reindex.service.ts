@@ -15,7 +15,8 @@ import { EmbeddingReindexRun } from './entities/embedding-reindex-run.entity';
 import { SEMANTIC_ITEM_TYPES } from './entities/item-embedding.entity';
 import { EmbeddingFailure } from './providers/embedder.service';
 import { SemanticIndexer } from './semantic-indexer.service';
-import { SemanticSources } from './semantic-sources.queries';
+import { EmbeddingQueries } from './embeddings.queries';
+import { SemanticSourceQueries } from './semantic-sources.queries';
 import { SemanticItemType, VectorStore } from './vector-store';
 
 export const REINDEX_JOB = 'embeddings.reindex';
@@ -45,6 +46,8 @@ export class ReindexService implements OnModuleInit {
     private readonly indexer: SemanticIndexer,
     private readonly store: VectorStore,
     private readonly audit: AuditService,
+    private readonly queries: EmbeddingQueries,
+    private readonly sources: SemanticSourceQueries,
   ) {}
 
   onModuleInit(): void {
@@ -76,7 +79,7 @@ export class ReindexService implements OnModuleInit {
           total: current.total,
         };
       }
-      const total = await SemanticSources.count(em, type);
+      const total = await this.sources.count(em, type);
       const runId = randomUUID();
       await repo.save({
         scope,
@@ -157,7 +160,7 @@ export class ReindexService implements OnModuleInit {
         );
         return;
       }
-      const items = await SemanticSources.after(
+      const items = await this.sources.after(
         this.dataSource.manager,
         payload.item_type,
         run.cursor,
@@ -183,18 +186,13 @@ export class ReindexService implements OnModuleInit {
       await this.tx.run(async (em) => {
         if (prepared) await this.store.upsert(em, payload.item_type, producerOf(config), prepared.vectors);
         // Fenced on the run id: a stale worker whose run was replaced writes nothing.
-        await em.query(
-          `UPDATE embedding_reindex_runs SET cursor = $3, done = done + $4, failed = failed + $5, last_error = COALESCE($6, last_error)
-            WHERE scope = $1 AND item_type = $2 AND run_id = $7 AND state = 'running'`,
-          [
-            payload.scope,
-            payload.item_type,
-            last,
-            prepared ? items.length : 0,
-            prepared ? 0 : items.length,
-            error,
-            payload.run_id,
-          ],
+        await this.queries.recordReindexBatch(
+          em,
+          { scope: payload.scope, itemType: payload.item_type, runId: payload.run_id },
+          last,
+          prepared ? items.length : 0,
+          prepared ? 0 : items.length,
+          error,
         );
       });
       failedInARow = prepared ? 0 : failedInARow + 1;
@@ -214,12 +212,8 @@ export class ReindexService implements OnModuleInit {
     await this.tx.run(async (em) => {
       // One finish at a time per scope: the second sees the first's outcome, so two runs ending together
       // cannot both leave the configuration pending.
-      await em.query(`SELECT pg_advisory_xact_lock(hashtext($1))`, [`${REINDEX_JOB}:${run.scope}`]);
-      await em.query(
-        `UPDATE embedding_reindex_runs SET state = $4, finished_at = now(), last_error = COALESCE($5, last_error)
-          WHERE scope = $1 AND item_type = $2 AND run_id = $3 AND state = 'running'`,
-        [run.scope, run.itemType, run.runId, state, error],
-      );
+      await this.queries.lock(em, `${REINDEX_JOB}:${run.scope}`);
+      await this.queries.finishReindexRun(em, run, state, error);
       const status = state === 'failed' ? 'failed' : await this.statusAfterSuccess(em, run);
       if (status) await this.configs.markReindexed(em, run.scope, run.fingerprint, status);
     });
@@ -241,7 +235,7 @@ export class ReindexService implements OnModuleInit {
       if (type === run.itemType) continue;
       const other = await runs.findOneBy({ scope: run.scope, itemType: type, fingerprint: run.fingerprint });
       if (other?.state === 'failed') return 'failed';
-      if (other?.state !== 'succeeded' && (other || (await SemanticSources.count(em, type)) > 0))
+      if (other?.state !== 'succeeded' && (other || (await this.sources.count(em, type)) > 0))
         complete = false;
     }
     return complete ? 'active' : null;

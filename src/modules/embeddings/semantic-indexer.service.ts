@@ -7,7 +7,7 @@ import { OutboxDispatcher } from '../../platform/outbox/outbox.dispatcher';
 import { EmbeddingConfigService } from './embedding-config.service';
 import { EffectiveEmbeddingConfig, producerOf } from './embedding-config.types';
 import { EmbedderService } from './providers/embedder.service';
-import { contentHash, SemanticSources, SourceItem } from './semantic-sources.queries';
+import { contentHash, SemanticSourceQueries, SourceItem } from './semantic-sources.queries';
 import { SemanticItemType, StoredVector, VectorStore } from './vector-store';
 
 export const REFRESH_JOB = 'embeddings.refresh';
@@ -34,6 +34,7 @@ export class SemanticIndexer implements OnModuleInit {
     private readonly configs: EmbeddingConfigService,
     private readonly embedder: EmbedderService,
     private readonly store: VectorStore,
+    private readonly sources: SemanticSourceQueries,
   ) {}
 
   onModuleInit(): void {
@@ -84,7 +85,7 @@ export class SemanticIndexer implements OnModuleInit {
   async refresh(type: SemanticItemType, ids: string[]): Promise<void> {
     const config = await this.configs.effective();
     if (!config.isEnabled) return;
-    const items = await SemanticSources.byIds(this.dataSource.manager, type, ids);
+    const items = await this.sources.byIds(this.dataSource.manager, type, ids);
     const batch = await this.prepare(config, type, items);
     const present = new Set(items.map((item) => item.id));
     await this.tx.run(async (em) => {

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import type { SemanticItemType } from './vector-store';
 
@@ -35,9 +36,14 @@ const TEXT: Record<SemanticItemType, { table: string; text: string; where: strin
  * Reads the searchable items of other contexts (products, standards pages)
  * for the semantic index, as a read-only query class: the index only needs
  * their text, space and change time, in id order for resumable batches.
+ * Raw SQL because the text is an expression per type (concat_ws over
+ * columns) over tables of other modules, whose entities this module does not
+ * register. Indexes: the products and standard_pages primary keys (by ids,
+ * and the id-ordered keyset pages); counts scan the table.
  */
-export class SemanticSources {
-  static async byIds(em: EntityManager, type: SemanticItemType, ids: string[]): Promise<SourceItem[]> {
+@Injectable()
+export class SemanticSourceQueries {
+  async byIds(em: EntityManager, type: SemanticItemType, ids: string[]): Promise<SourceItem[]> {
     const { table, text, where } = TEXT[type];
     const rows = (await em.query(
       `SELECT id, space_id, ${text} AS text, updated_at FROM ${table} WHERE id = ANY($1::uuid[]) AND ${where}`,
@@ -47,7 +53,7 @@ export class SemanticSources {
   }
 
   /** The next `limit` items after `cursor` in id order. */
-  static async after(
+  async after(
     em: EntityManager,
     type: SemanticItemType,
     cursor: string | null,
@@ -62,7 +68,7 @@ export class SemanticSources {
     return rows.map(toItem);
   }
 
-  static async count(em: EntityManager, type: SemanticItemType): Promise<number> {
+  async count(em: EntityManager, type: SemanticItemType): Promise<number> {
     const { table, where } = TEXT[type];
     const [row] = (await em.query(`SELECT count(*)::int AS total FROM ${table} WHERE ${where}`)) as {
       total: number;

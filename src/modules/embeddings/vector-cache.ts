@@ -10,12 +10,11 @@ import { DataSource } from 'typeorm';
 import { InstanceContext } from '../../database/instance-context';
 import { InstanceDatabases } from '../../database/instance-databases';
 import { JobRunner } from '../../platform/jobs/job-runner.service';
-import type { SemanticItemType } from './entities/item-embedding.entity';
 import { MemoryVectorIndex } from './memory-vector-index';
+import { EmbeddingQueries, VECTOR_PAGE, WrittenVectorRow } from './embeddings.queries';
 import { decodeRealArray } from './vector-math';
 
 /** Rows read per statement: a load, or a large change, keeps bounded memory. */
-const PAGE = 5_000;
 /** A process that has not followed the changes for this long reloads whole: older removals are purged. */
 const MAX_FOLLOW_GAP_MS = 12 * 3_600_000;
 const PURGE_JOB = 'embeddings.purge-removals';
@@ -31,27 +30,6 @@ export interface VectorProducer {
   dimensions: number;
   fingerprint: string;
 }
-
-interface WrittenRow {
-  item_type: SemanticItemType;
-  item_id: string;
-  space_id: string;
-  /** `array_send(embedding)`: the binary form parses far faster than the text form of a real[]. */
-  embedding: Buffer;
-  fingerprint: string;
-  written_xid: string;
-}
-
-interface ChangeRow extends WrittenRow {
-  kind: 'removed' | 'written' | 'horizon';
-}
-
-/** Rows written at or after a transaction id, in keyset order (the written_xid index serves it). */
-// Qualified names in ORDER BY: a bare `written_xid` would name the text output column and sort by text.
-const WRITTEN_SINCE = `SELECT e.item_type, e.item_id, e.space_id, array_send(e.embedding) AS embedding,
-       e.fingerprint, e.written_xid::text AS written_xid
-  FROM item_embeddings e WHERE (e.written_xid, e.item_type, e.item_id) > ($1::bigint, $2::text, $3::uuid)
- ORDER BY e.written_xid, e.item_type, e.item_id LIMIT ${PAGE}`;
 
 /**
  * The item vectors of the configured producer in process memory, for nearest
@@ -76,7 +54,10 @@ class InstanceVectors {
   private queued: Promise<void> | null = null;
 
   /** The routing DataSource: it reaches the database of the instance whose work calls. */
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly queries: EmbeddingQueries,
+  ) {}
 
   async current(producer: VectorProducer): Promise<MemoryVectorIndex> {
     const stale = Date.now() - this.followedAt > MAX_FOLLOW_GAP_MS;
@@ -126,9 +107,7 @@ class InstanceVectors {
 
   private async load({ dimensions, fingerprint }: VectorProducer): Promise<MemoryVectorIndex> {
     const startedAt = Date.now();
-    const [{ horizon }] = (await this.dataSource.query(
-      `SELECT pg_snapshot_xmin(pg_current_snapshot())::text AS horizon`,
-    )) as { horizon: string }[];
+    const horizon = await this.queries.snapshotHorizon(this.dataSource.manager);
     const index = new MemoryVectorIndex(dimensions);
     await this.readWritten(index, fingerprint, ['-1', '', '00000000-0000-0000-0000-000000000000']);
     this.index = index;
@@ -145,24 +124,12 @@ class InstanceVectors {
     if (!index) return;
     const startedAt = Date.now();
     // One statement, one snapshot: the removals, the first page of rows written, the next horizon.
-    const rows = (await this.dataSource.query(
-      `SELECT 'removed' AS kind, item_type, item_id, NULL::uuid AS space_id, NULL::bytea AS embedding,
-              NULL::text AS fingerprint, NULL::text AS written_xid
-         FROM item_embedding_removals WHERE removed_xid >= $1::bigint
-       UNION ALL
-       (SELECT 'written', e.item_type, e.item_id, e.space_id, array_send(e.embedding), e.fingerprint,
-               e.written_xid::text
-          FROM item_embeddings e WHERE e.written_xid >= $1::bigint
-         ORDER BY e.written_xid, e.item_type, e.item_id LIMIT ${PAGE})
-       UNION ALL
-       SELECT 'horizon', NULL, NULL, NULL, NULL, NULL, pg_snapshot_xmin(pg_current_snapshot())::text`,
-      [this.horizon],
-    )) as ChangeRow[];
+    const rows = await this.queries.changesSince(this.dataSource.manager, this.horizon);
     // Removals first: a row removed, then written again, is written as it is now.
     for (const row of rows) if (row.kind === 'removed') index.remove(row.item_type, row.item_id);
     const written = rows.filter((row) => row.kind === 'written');
     this.apply(index, fingerprint, written);
-    if (written.length === PAGE) {
+    if (written.length === VECTOR_PAGE) {
       const last = written[written.length - 1];
       await this.readWritten(index, fingerprint, [last.written_xid, last.item_type, last.item_id]);
     }
@@ -179,15 +146,15 @@ class InstanceVectors {
     after: [string, string, string],
   ): Promise<void> {
     for (;;) {
-      const rows = (await this.dataSource.query(WRITTEN_SINCE, after)) as WrittenRow[];
+      const rows = await this.queries.writtenSince(this.dataSource.manager, after);
       this.apply(index, fingerprint, rows);
-      if (rows.length < PAGE) return;
+      if (rows.length < VECTOR_PAGE) return;
       const last = rows[rows.length - 1];
       after = [last.written_xid, last.item_type, last.item_id];
     }
   }
 
-  private apply(index: MemoryVectorIndex, fingerprint: string, rows: WrittenRow[]): void {
+  private apply(index: MemoryVectorIndex, fingerprint: string, rows: WrittenVectorRow[]): void {
     for (const row of rows) {
       // A vector rewritten by another producer leaves the index, as a removed one does.
       if (row.fingerprint !== fingerprint) index.remove(row.item_type, row.item_id);
@@ -212,6 +179,7 @@ export class VectorCache implements OnModuleInit, OnApplicationBootstrap, OnAppl
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly jobs: JobRunner,
     private readonly databases: InstanceDatabases,
+    private readonly queries: EmbeddingQueries,
   ) {}
 
   onModuleInit(): void {
@@ -259,7 +227,7 @@ export class VectorCache implements OnModuleInit, OnApplicationBootstrap, OnAppl
     const instanceId = InstanceContext.instanceId();
     let vectors = this.instances.get(instanceId);
     if (!vectors) {
-      vectors = new InstanceVectors(this.dataSource);
+      vectors = new InstanceVectors(this.dataSource, this.queries);
       this.instances.set(instanceId, vectors);
     }
     return vectors.current(producer);
@@ -267,8 +235,6 @@ export class VectorCache implements OnModuleInit, OnApplicationBootstrap, OnAppl
 
   /** Removals are kept a day: longer than any process follows without reloading (see MAX_FOLLOW_GAP_MS). */
   async purgeRemovals(): Promise<void> {
-    await this.dataSource.query(
-      `DELETE FROM item_embedding_removals WHERE removed_at < now() - interval '1 day'`,
-    );
+    await this.queries.purgeRemovals(this.dataSource.manager);
   }
 }

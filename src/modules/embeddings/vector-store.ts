@@ -2,6 +2,7 @@ import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import type { SemanticItemType } from './entities/item-embedding.entity';
+import { EmbeddingQueries } from './embeddings.queries';
 import { VectorCache, VectorProducer } from './vector-cache';
 import { decodeRealArray, dot, l2Normalize, pgvectorLiteral, realArrayLiteral } from './vector-math';
 
@@ -38,12 +39,6 @@ const ITERATIVE_SCAN_SINCE = '0.8.0';
  * index guarantees, should many approximate scores nearly tie.
  */
 const EXTRA_EXACT_CANDIDATES = 200;
-/** Rows the source must still have for its vector to be written (a deleted or unpublished item is not indexed). */
-const SOURCE_EXISTS: Record<SemanticItemType, string> = {
-  product: 'EXISTS (SELECT 1 FROM products p WHERE p.id = u.item_id)',
-  standard_page: `EXISTS (SELECT 1 FROM standard_pages s WHERE s.id = u.item_id AND s.status = 'published')`,
-};
-
 /**
  * Where item vectors live and how the nearest are found. At start it tries
  * `CREATE EXTENSION vector`: with pgvector, a partial HNSW index (cosine)
@@ -62,6 +57,7 @@ export class VectorStore implements OnModuleInit {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly cache: VectorCache,
+    private readonly queries: EmbeddingQueries,
   ) {}
 
   get mode(): VectorStoreMode {
@@ -70,15 +66,13 @@ export class VectorStore implements OnModuleInit {
 
   async onModuleInit(): Promise<void> {
     try {
-      await this.dataSource.query('CREATE EXTENSION IF NOT EXISTS vector');
+      await this.queries.createVectorExtension(this.dataSource.manager);
       this.detected = 'pgvector';
     } catch (error) {
       // Another replica may have created it at the same moment; or we lack the right but it is there.
-      const [row] = (await this.dataSource.query(
-        `SELECT 1 AS present FROM pg_extension WHERE extname = 'vector'`,
-      )) as { present: number }[];
-      this.detected = row ? 'pgvector' : 'real_array';
-      if (!row) {
+      const present = await this.queries.vectorExtensionPresent(this.dataSource.manager);
+      this.detected = present ? 'pgvector' : 'real_array';
+      if (!present) {
         this.logger.log(
           `pgvector is not available (${error instanceof Error ? error.message : String(error)}): ` +
             'semantic search computes exact cosine over real[] vectors.',
@@ -86,9 +80,7 @@ export class VectorStore implements OnModuleInit {
       }
     }
     if (this.detected !== 'pgvector') return;
-    const [{ extversion }] = (await this.dataSource.query(
-      `SELECT extversion FROM pg_extension WHERE extname = 'vector'`,
-    )) as { extversion: string }[];
+    const extversion = (await this.queries.vectorExtensionVersion(this.dataSource.manager))!;
     this.iterativeScan = versionAtLeast(extversion, ITERATIVE_SCAN_SINCE);
     if (!this.iterativeScan) {
       this.logger.warn(
@@ -108,20 +100,12 @@ export class VectorStore implements OnModuleInit {
     const size = checkedDimensions(dimensions);
     const wanted = `${HNSW_PREFIX}${size}`;
     await this.dataSource.transaction(async (em) => {
-      await em.query(`SELECT pg_advisory_xact_lock(hashtext('item_embeddings_hnsw'))`);
-      const existing = (await em.query(
-        `SELECT indexname FROM pg_indexes WHERE tablename = 'item_embeddings' AND indexname LIKE $1`,
-        [`${HNSW_PREFIX}%`],
-      )) as { indexname: string }[];
-      for (const { indexname } of existing) {
-        if (indexname !== wanted) await em.query(`DROP INDEX IF EXISTS "${indexname}"`);
+      await this.queries.lock(em, 'item_embeddings_hnsw');
+      const existing = await this.queries.hnswIndexes(em, HNSW_PREFIX);
+      for (const indexname of existing) {
+        if (indexname !== wanted) await this.queries.dropIndex(em, indexname);
       }
-      if (!existing.some((row) => row.indexname === wanted)) {
-        await em.query(
-          `CREATE INDEX IF NOT EXISTS "${wanted}" ON item_embeddings
-             USING hnsw ((embedding::vector(${size})) vector_cosine_ops) WHERE dimensions = ${size}`,
-        );
-      }
+      if (!existing.includes(wanted)) await this.queries.createHnswIndex(em, wanted, size);
     });
   }
 
@@ -138,11 +122,7 @@ export class VectorStore implements OnModuleInit {
 
   /** Content hashes of the stored vectors this producer made, by item id (others are to be made again). */
   async hashes(em: EntityManager, itemType: SemanticItemType, ids: string[], producer: VectorProducer) {
-    const rows = (await em.query(
-      `SELECT item_id, content_hash FROM item_embeddings
-        WHERE item_type = $1 AND item_id = ANY($2::uuid[]) AND fingerprint = $3`,
-      [itemType, ids, producer.fingerprint],
-    )) as { item_id: string; content_hash: string }[];
+    const rows = await this.queries.contentHashes(em, itemType, ids, producer.fingerprint);
     return new Map(rows.map((r) => [r.item_id, r.content_hash]));
   }
 
@@ -157,34 +137,17 @@ export class VectorStore implements OnModuleInit {
     rows: StoredVector[],
   ): Promise<void> {
     if (!rows.length) return;
-    await em.query(
-      `INSERT INTO item_embeddings
-         (item_type, item_id, space_id, dimensions, fingerprint, embedding, content_hash, index_version,
-          source_updated_at, embedded_at)
-       SELECT $1, u.item_id, u.space_id, $2, $9, u.embedding::real[], u.content_hash, $3,
-              u.source_updated_at, now()
-         FROM unnest($4::uuid[], $5::uuid[], $6::text[], $7::text[], $8::timestamptz[])
-           AS u(item_id, space_id, embedding, content_hash, source_updated_at)
-        WHERE ${SOURCE_EXISTS[itemType]}
-       ON CONFLICT (item_type, item_id) DO UPDATE SET
-         space_id = EXCLUDED.space_id, dimensions = EXCLUDED.dimensions, fingerprint = EXCLUDED.fingerprint,
-         embedding = EXCLUDED.embedding, content_hash = EXCLUDED.content_hash,
-         index_version = EXCLUDED.index_version, source_updated_at = EXCLUDED.source_updated_at, embedded_at = now()
-       WHERE item_embeddings.source_updated_at < EXCLUDED.source_updated_at
-          OR item_embeddings.content_hash <> EXCLUDED.content_hash
-             AND item_embeddings.source_updated_at = EXCLUDED.source_updated_at
-          OR item_embeddings.fingerprint <> EXCLUDED.fingerprint`,
-      [
-        itemType,
-        producer.dimensions,
-        producer.indexVersion,
-        rows.map((r) => r.itemId),
-        rows.map((r) => r.spaceId),
-        rows.map((r) => realArrayLiteral(r.vector)),
-        rows.map((r) => r.contentHash),
-        rows.map((r) => r.sourceUpdatedAt),
-        producer.fingerprint,
-      ],
+    await this.queries.upsertVectors(
+      em,
+      itemType,
+      producer,
+      rows.map((r) => ({
+        itemId: r.itemId,
+        spaceId: r.spaceId,
+        embedding: realArrayLiteral(r.vector),
+        contentHash: r.contentHash,
+        sourceUpdatedAt: r.sourceUpdatedAt,
+      })),
     );
   }
 
@@ -195,23 +158,17 @@ export class VectorStore implements OnModuleInit {
    * while an instance's may predate a change of the global one.
    */
   async adopt(producer: VectorProducer): Promise<void> {
-    await this.dataSource.query(
-      `UPDATE item_embeddings SET fingerprint = $1 WHERE fingerprint = '' AND dimensions = $2`,
-      [producer.fingerprint, producer.dimensions],
-    );
+    await this.queries.adoptVectors(this.dataSource.manager, producer.fingerprint, producer.dimensions);
   }
 
   async remove(em: EntityManager, itemType: SemanticItemType, ids: string[]): Promise<void> {
     if (!ids.length) return;
-    await em.query(`DELETE FROM item_embeddings WHERE item_type = $1 AND item_id = ANY($2::uuid[])`, [
-      itemType,
-      ids,
-    ]);
+    await this.queries.removeVectors(em, itemType, ids);
   }
 
   /** Drops every vector: they were made by another provider, model or size. */
   async clear(em: EntityManager): Promise<void> {
-    await em.query('DELETE FROM item_embeddings');
+    await this.queries.clearVectors(em);
   }
 
   async nearest(query: NearestQuery): Promise<NearestRow[]> {
@@ -229,22 +186,9 @@ export class VectorStore implements OnModuleInit {
     }
     if (this.detected === 'pgvector') {
       params.push(pgvectorLiteral(vector));
-      const q = `$${params.length}::vector(${size})`;
-      // The literal size matches the partial index's predicate, so the planner may use it.
-      const sql = `SELECT item_type, item_id, space_id, 1 - distance AS score FROM (
-          SELECT e.item_type, e.item_id, e.space_id, (e.embedding::vector(${size})) <=> ${q} AS distance
-            FROM item_embeddings e
-           WHERE e.dimensions = ${size} AND e.fingerprint = $2 AND e.item_type = ANY($1::text[]) ${spaceFilter}
-           ORDER BY (e.embedding::vector(${size})) <=> ${q} LIMIT ${limit}) nearest
-        ORDER BY distance, item_id`;
-      return this.dataSource.transaction(async (em) => {
-        // Filters after an index scan could leave fewer than `limit` rows: let the scan continue.
-        if (this.iterativeScan) await em.query(`SET LOCAL hnsw.iterative_scan = relaxed_order`);
-        // A wider search than pgvector's default of 40: the space and type filters drop many of the
-        // nearest rows, and near-duplicate vectors (alike products) make the graph harder to walk.
-        await em.query(`SET LOCAL hnsw.ef_search = ${Math.max(100, Math.min(1000, limit * 5))}`);
-        return toRows(await em.query(sql, params));
-      });
+      return this.dataSource.transaction(async (em) =>
+        toRows(await this.queries.nearestPgvector(em, size, limit, spaceFilter, params, this.iterativeScan)),
+      );
     }
     const index = await this.cache.current({ dimensions: size, fingerprint: query.fingerprint });
     const candidates = index.candidates({
@@ -260,13 +204,7 @@ export class VectorStore implements OnModuleInit {
       candidates.map((c) => c.id),
     );
     // The filters again: the memory may trail a change of space by one read.
-    const rows = (await this.dataSource.query(
-      `SELECT e.item_type, e.item_id, e.space_id, array_send(e.embedding) AS embedding
-         FROM unnest($${params.length - 1}::text[], $${params.length}::uuid[]) AS c(item_type, item_id)
-         JOIN item_embeddings e ON e.item_type = c.item_type AND e.item_id = c.item_id
-        WHERE e.dimensions = ${size} AND e.fingerprint = $2 AND e.item_type = ANY($1::text[]) ${spaceFilter}`,
-      params,
-    )) as Array<Omit<NearestRow, 'score'> & { embedding: Buffer }>;
+    const rows = await this.queries.candidateVectors(this.dataSource.manager, size, spaceFilter, params);
     return rows
       .map(({ embedding, ...row }) => ({ ...row, score: dot(decodeRealArray(embedding), vector) }))
       .sort((a, b) => b.score - a.score || (a.item_id < b.item_id ? -1 : 1))

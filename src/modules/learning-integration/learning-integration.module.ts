@@ -4,6 +4,7 @@ import { UsersModule } from '../users/users.module';
 import { InboundWebhookMessage } from './entities/inbound-webhook-message.entity';
 import { LearningIntegration } from './entities/learning-integration.entity';
 import { LearningIntegrationController, LearningWebhookController } from './learning.controller';
+import { LearningIntegrationQueries } from './learning-integration.queries';
 import { LearningIntegrationService } from './learning-integration.service';
 import { LearningWebhookService } from './learning-webhook.service';
 
@@ -11,6 +12,6 @@ import { LearningWebhookService } from './learning-webhook.service';
 @Module({
   imports: [TypeOrmModule.forFeature([LearningIntegration, InboundWebhookMessage]), UsersModule],
   controllers: [LearningIntegrationController, LearningWebhookController],
-  providers: [LearningIntegrationService, LearningWebhookService],
+  providers: [LearningIntegrationService, LearningWebhookService, LearningIntegrationQueries],
 })
 export class LearningIntegrationModule {}

@@ -11,6 +11,7 @@ import { UsersService } from '../users/users.service';
 import { verifySignature } from '../webhooks/webhook-signature';
 import { AiLiteracyEventDto, AiLiteracyReceiptResponse } from './dto/learning.dto';
 import { InboundWebhookMessage } from './entities/inbound-webhook-message.entity';
+import { LearningIntegrationQueries } from './learning-integration.queries';
 import { LearningIntegrationService, TIMESTAMP_TOLERANCE_SECONDS } from './learning-integration.service';
 import { InvalidSignature } from './learning.errors';
 
@@ -39,6 +40,7 @@ export class LearningWebhookService implements OnModuleInit {
     private readonly settings: LearningIntegrationService,
     private readonly users: UsersService,
     private readonly jobs: JobRunner,
+    private readonly queries: LearningIntegrationQueries,
   ) {}
 
   onModuleInit(): void {
@@ -119,6 +121,6 @@ export class LearningWebhookService implements OnModuleInit {
   }
 
   async purge(): Promise<void> {
-    await this.dataSource.query('DELETE FROM inbound_webhook_messages WHERE expires_at < now()');
+    await this.queries.purgeExpiredMessages(this.dataSource.manager);
   }
 }

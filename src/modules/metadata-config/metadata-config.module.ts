@@ -5,6 +5,7 @@ import { MaintenanceStatus } from './entities/maintenance-status.entity';
 import { SensitivityLevel } from './entities/sensitivity-level.entity';
 import { CriticalityLevelsController, SensitivityLevelsController } from './levels.controller';
 import { MaintenanceStatusesController } from './maintenance-statuses.controller';
+import { MetadataConfigQueries } from './metadata-config.queries';
 import { MetadataConfigService } from './metadata-config.service';
 import { SpaceConfigController } from './space-config.controller';
 
@@ -16,7 +17,7 @@ import { SpaceConfigController } from './space-config.controller';
     SensitivityLevelsController,
     MaintenanceStatusesController,
   ],
-  providers: [MetadataConfigService],
+  providers: [MetadataConfigService, MetadataConfigQueries],
   exports: [MetadataConfigService],
 })
 export class MetadataConfigModule {}

@@ -14,6 +14,7 @@ import type { CriticalityLevel } from './entities/criticality-level.entity';
 import type { MaintenanceStatus } from './entities/maintenance-status.entity';
 import type { MetadataValue } from './entities/metadata-value.base';
 import { toLevelResponse, toStatusResponse, toValueResponse } from './metadata-config.mapper';
+import { MetadataConfigQueries } from './metadata-config.queries';
 
 type CreateDto = CreateLevelDto & CreateStatusDto;
 type UpdateDto = UpdateLevelDto & UpdateStatusDto;
@@ -48,6 +49,7 @@ export class MetadataConfigService {
     private readonly tx: TransactionRunner,
     private readonly outbox: OutboxService,
     private readonly audit: AuditService,
+    private readonly queries: MetadataConfigQueries,
   ) {}
 
   async list(_actor: Actor, access: SpaceAccess, collection: Collection): Promise<ValueResponse[]> {
@@ -282,7 +284,7 @@ export class MetadataConfigService {
   // Writes to one collection of one space are serialised, so the case-insensitive name rule holds under races.
   private async lockCollection(em: EntityManager, spec: CollectionSpec, spaceId: string): Promise<void> {
     const table = em.getRepository(spec.entity).metadata.tableName;
-    await em.query(`SELECT pg_advisory_xact_lock(hashtext($1))`, [`${table}:${spaceId}`]);
+    await this.queries.lockCollection(em, table, spaceId);
   }
 
   private async changed(

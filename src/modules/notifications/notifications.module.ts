@@ -5,12 +5,13 @@ import { NotificationCounter } from './entities/notification-counter.entity';
 import { Notification } from './entities/notification.entity';
 import { NotificationStream } from './notification-stream.service';
 import { NotificationsController } from './notifications.controller';
+import { NotificationQueries } from './notifications.queries';
 import { NotificationsService } from './notifications.service';
 
 @Module({
   imports: [UsersModule, TypeOrmModule.forFeature([Notification, NotificationCounter])],
   controllers: [NotificationsController],
-  providers: [NotificationsService, NotificationStream],
+  providers: [NotificationsService, NotificationStream, NotificationQueries],
   exports: [NotificationsService],
 })
 export class NotificationsModule {}

@@ -22,6 +22,7 @@ import {
 import { planEmail } from './email-plan';
 import { NotificationCounter } from './entities/notification-counter.entity';
 import { EmailStatus, Notification } from './entities/notification.entity';
+import { NotificationQueries } from './notifications.queries';
 import { NotificationDataMap, NotificationType } from './notification-types';
 
 export interface NewNotification<T extends NotificationType> {
@@ -66,6 +67,7 @@ export class NotificationsService implements OnModuleInit {
     private readonly mailer: MailerService,
     private readonly jobs: JobRunner,
     private readonly wakeup: Wakeup,
+    private readonly queries: NotificationQueries,
   ) {}
 
   onModuleInit(): void {
@@ -94,12 +96,7 @@ export class NotificationsService implements OnModuleInit {
         data: jsonValue(notification.data as Record<string, unknown>),
         emailStatus,
       });
-      await em.query(
-        `INSERT INTO notification_counters (user_id, type, unread, total) VALUES ($1, $2, 1, 1)
-         ON CONFLICT (user_id, type) DO UPDATE
-           SET unread = notification_counters.unread + 1, total = notification_counters.total + 1`,
-        [user.id, notification.type],
-      );
+      await this.queries.countNew(em, user.id, notification.type);
       if (plan.status === 'queued') {
         await this.mailer.enqueue(em, {
           to: user.email,
@@ -174,10 +171,7 @@ export class NotificationsService implements OnModuleInit {
       if (notification.read !== read) {
         notification.read = read;
         await em.getRepository(Notification).update(id, { read });
-        await em.query(
-          `UPDATE notification_counters SET unread = GREATEST(0, unread + $3) WHERE user_id = $1 AND type = $2`,
-          [actor.userId, notification.type, read ? -1 : 1],
-        );
+        await this.queries.moveUnread(em, actor.userId, notification.type, read ? -1 : 1);
         this.wakeup.signal(em, streamTopic(actor.userId));
       }
       return toNotificationResponse(notification);
@@ -186,17 +180,7 @@ export class NotificationsService implements OnModuleInit {
 
   async markAllRead(actor: Actor, type: string | undefined): Promise<MarkAllReadResponse> {
     return this.tx.run(async (em) => {
-      const params: unknown[] = [actor.userId];
-      let filter = '';
-      if (type) {
-        params.push(type);
-        filter = ' AND type = $2';
-      }
-      const [, marked] = (await em.query(
-        `UPDATE notifications SET read = true WHERE user_id = $1 AND read = false${filter}`,
-        params,
-      )) as [unknown, number];
-      await em.query(`UPDATE notification_counters SET unread = 0 WHERE user_id = $1${filter}`, params);
+      const marked = await this.queries.markAllRead(em, actor.userId, type);
       if (marked) this.wakeup.signal(em, streamTopic(actor.userId));
       return { marked_read: marked };
     });

@@ -6,6 +6,7 @@ import { QualityModule } from '../quality/quality.module';
 import { PolicyEvaluation } from './entities/policy-evaluation.entity';
 import { Policy } from './entities/policy.entity';
 import { PoliciesController, ProductViolationsController } from './policies.controller';
+import { PolicyQueries } from './policies.queries';
 import { PoliciesService } from './policies.service';
 import { PolicyAutomation } from './policy-automation.service';
 import { PolicyEvaluationsService } from './policy-evaluations.service';
@@ -20,7 +21,7 @@ import { PolicyEvaluator } from './policy-evaluator.service';
     NotificationsModule,
   ],
   controllers: [PoliciesController, ProductViolationsController],
-  providers: [PoliciesService, PolicyEvaluationsService, PolicyEvaluator, PolicyAutomation],
+  providers: [PoliciesService, PolicyEvaluationsService, PolicyEvaluator, PolicyAutomation, PolicyQueries],
   exports: [PolicyEvaluationsService],
 })
 export class PoliciesModule {}

@@ -22,6 +22,7 @@ import {
 } from './dto/policy.dto';
 import { Policy, POLICY_SEVERITIES } from './entities/policy.entity';
 import { InvalidRule } from './policies.errors';
+import { PolicyQueries } from './policies.queries';
 import { PoliciesService } from './policies.service';
 import { PolicyEvaluator } from './policy-evaluator.service';
 import { checkRule } from './policy-rules';
@@ -38,6 +39,7 @@ export class PolicyEvaluationsService {
     private readonly evaluator: PolicyEvaluator,
     private readonly products: ProductsService,
     private readonly productReads: ProductReadModel,
+    private readonly queries: PolicyQueries,
   ) {}
 
   async evaluate(_actor: Actor, access: SpaceAccess, policyId: string): Promise<EvaluateResponse> {
@@ -88,23 +90,21 @@ export class PolicyEvaluationsService {
     query: ListEvaluationsQuery,
   ): Promise<Page<EvaluationResponse>> {
     const policy = await this.policies.find(this.dataSource.manager, access.space.id, policyId);
-    const params: unknown[] = [policy.id, query.status ?? null];
-    const rows = (await this.dataSource.query(
-      `SELECT id, product_id, status, message, evaluated_at FROM policy_evaluations
-        WHERE policy_id = $1 AND ($2::text IS NULL OR status = $2)
-        ORDER BY array_position(ARRAY['non_compliant', 'error', 'compliant'], status), evaluated_at DESC, id
-        OFFSET $3 LIMIT $4`,
-      [...params, query.skip ?? 0, query.limit ?? 50],
-    )) as { id: string; product_id: string; status: string; message: string | null; evaluated_at: Date }[];
-    const [{ total }] = (await this.dataSource.query(
-      `SELECT count(*)::int AS total FROM policy_evaluations WHERE policy_id = $1 AND ($2::text IS NULL OR status = $2)`,
-      params,
-    )) as { total: number }[];
+    const em = this.dataSource.manager;
+    const status = query.status ?? null;
+    const rows = await this.queries.evaluationsPage(
+      em,
+      policy.id,
+      status,
+      query.skip ?? 0,
+      query.limit ?? 50,
+    );
+    const total = await this.queries.countEvaluations(em, policy.id, status);
     const names = new Map(
       (
         await this.products.namesOf(
           rows.map((r) => r.product_id),
-          undefined,
+          em,
           access.space.id,
         )
       ).map((p) => [p.id, p.name]),
@@ -129,29 +129,8 @@ export class PolicyEvaluationsService {
 
   /** For reports: the compliance summary of a space. */
   async summaryOf(spaceId: string): Promise<ComplianceSummaryResponse> {
-    const policies = (await this.dataSource.query(
-      `SELECT p.id, p.name, p.severity, p.is_enabled,
-              count(e.id) FILTER (WHERE e.status = 'compliant')::int AS compliant,
-              count(e.id) FILTER (WHERE e.status = 'non_compliant')::int AS violations
-         FROM policies p LEFT JOIN policy_evaluations e ON e.policy_id = p.id AND p.is_enabled
-        WHERE p.space_id = $1 AND NOT p.is_archived
-        GROUP BY p.id ORDER BY lower(p.name)`,
-      [spaceId],
-    )) as {
-      id: string;
-      name: string;
-      severity: string;
-      is_enabled: boolean;
-      compliant: number;
-      violations: number;
-    }[];
-    const [products] = (await this.dataSource.query(
-      `SELECT count(DISTINCT e.product_id) FILTER (WHERE e.status = 'non_compliant')::int AS non_compliant,
-              count(DISTINCT e.product_id) FILTER (WHERE e.status IN ('non_compliant', 'error'))::int AS flagged
-         FROM policy_evaluations e JOIN policies p ON p.id = e.policy_id
-        WHERE p.space_id = $1 AND p.is_enabled AND NOT p.is_archived`,
-      [spaceId],
-    )) as { non_compliant: number; flagged: number }[];
+    const policies = await this.queries.complianceByPolicy(this.dataSource.manager, spaceId);
+    const products = await this.queries.productCounts(this.dataSource.manager, spaceId);
     const totalProducts = await this.productReads.count(spaceId);
     const enabled = policies.filter((p) => p.is_enabled);
     const byPolicy: PolicyCompliance[] = enabled.map((p) => ({
@@ -181,16 +160,10 @@ export class PolicyEvaluationsService {
   }
 
   async productViolations(access: SpaceAccess, productId: string): Promise<ViolationResponse[]> {
-    const [product] = await this.products.namesOf([productId], undefined, access.space.id);
+    const em = this.dataSource.manager;
+    const [product] = await this.products.namesOf([productId], em, access.space.id);
     if (!product) throw new NotFound('product', productId);
-    const rows = (await this.dataSource.query(
-      `SELECT p.id AS policy_id, p.name AS policy_name, p.severity, e.message,
-              greatest(e.evaluated_at, p.last_evaluated_at) AS evaluated_at
-         FROM policy_evaluations e JOIN policies p ON p.id = e.policy_id
-        WHERE e.product_id = $1 AND e.status = 'non_compliant' AND p.space_id = $2 AND p.is_enabled AND NOT p.is_archived
-        ORDER BY array_position(ARRAY['critical', 'high', 'medium', 'low'], p.severity), lower(p.name)`,
-      [productId, access.space.id],
-    )) as (Omit<ViolationResponse, 'evaluated_at'> & { evaluated_at: Date })[];
+    const rows = await this.queries.productViolations(em, access.space.id, productId);
     return rows.map((r) => ({ ...r, evaluated_at: r.evaluated_at.toISOString() }));
   }
 
@@ -205,7 +178,11 @@ export class PolicyEvaluationsService {
       findings: [],
       truncated: false,
     };
-    for await (const { product, outcome } of this.evaluator.outcomes(access.space.id, dto.rule_expression)) {
+    for await (const { product, outcome } of this.evaluator.outcomes(
+      this.dataSource.manager,
+      access.space.id,
+      dto.rule_expression,
+    )) {
       result.total_products_evaluated++;
       if (outcome.status === 'compliant') {
         result.compliant++;
@@ -236,25 +213,13 @@ export class PolicyEvaluationsService {
       evaluated_at: string;
     }[]
   > {
-    const rows = (await this.dataSource.query(
-      `SELECT p.name AS policy_name, p.severity, e.product_id, e.message,
-              greatest(e.evaluated_at, p.last_evaluated_at) AS evaluated_at
-         FROM policy_evaluations e JOIN policies p ON p.id = e.policy_id
-        WHERE p.space_id = $1 AND p.is_enabled AND NOT p.is_archived AND e.status = 'non_compliant'
-        ORDER BY array_position(ARRAY['critical', 'high', 'medium', 'low'], p.severity), lower(p.name), e.product_id
-        LIMIT 10000`,
-      [spaceId],
-    )) as {
-      policy_name: string;
-      severity: string;
-      product_id: string;
-      message: string | null;
-      evaluated_at: Date;
-    }[];
+    const em = this.dataSource.manager;
+    const rows = await this.queries.violationsInSpace(em, spaceId);
     const names = new Map(
-      (await this.products.namesOf([...new Set(rows.map((r) => r.product_id))], undefined, spaceId)).map(
-        (p) => [p.id, p.name],
-      ),
+      (await this.products.namesOf([...new Set(rows.map((r) => r.product_id))], em, spaceId)).map((p) => [
+        p.id,
+        p.name,
+      ]),
     );
     return rows.map((r) => ({
       ...r,

@@ -5,6 +5,7 @@ import { GovernedProduct, ProductReadModel } from '../catalog/product-read-model
 import { QualityReadService } from '../quality/quality-read.service';
 import type { EvaluationStatus } from './entities/policy-evaluation.entity';
 import type { Policy } from './entities/policy.entity';
+import { PolicyQueries } from './policies.queries';
 import { CelProduct, CompiledRule, compileRule, RuleOutcome, toCelProduct } from './policy-rules';
 
 const BATCH = 2_000;
@@ -47,6 +48,7 @@ export class PolicyEvaluator {
     private readonly products: ProductReadModel,
     private readonly quality: QualityReadService,
     private readonly outbox: OutboxService,
+    private readonly queries: PolicyQueries,
   ) {}
 
   /**
@@ -71,10 +73,11 @@ export class PolicyEvaluator {
       if (products.length < BATCH) break;
     }
     if (policies.length) {
-      await em.query(`UPDATE policies SET last_evaluated_at = $2 WHERE id = ANY($1::uuid[])`, [
+      await this.queries.markEvaluated(
+        em,
         policies.map((p) => p.id),
         evaluatedAt,
-      ]);
+      );
     }
     return { totalProducts, evaluatedAt, byPolicy };
   }
@@ -98,6 +101,7 @@ export class PolicyEvaluator {
 
   /** Evaluates without storing anything (dry runs). */
   async *outcomes(
+    em: EntityManager,
     spaceId: string,
     ruleExpression: string,
   ): AsyncGenerator<{ product: GovernedProduct; outcome: RuleOutcome }> {
@@ -106,7 +110,7 @@ export class PolicyEvaluator {
     do {
       const page = await this.products.page(spaceId, cursor, BATCH);
       cursor = page.cursor;
-      const cel = await this.celProducts(undefined, page.items);
+      const cel = await this.celProducts(em, page.items);
       for (let i = 0; i < page.items.length; i++)
         yield { product: page.items[i], outcome: rule.evaluate(cel[i]) };
     } while (cursor);
@@ -164,14 +168,7 @@ export class PolicyEvaluator {
       }
     }
     if (changes.policyIds.length) {
-      await em.query(
-        `INSERT INTO policy_evaluations (policy_id, product_id, status, message, evaluated_at)
-         SELECT t.policy_id, t.product_id, t.status, t.message, $5
-           FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[]) AS t(policy_id, product_id, status, message)
-         ON CONFLICT (policy_id, product_id) DO UPDATE
-           SET status = EXCLUDED.status, message = EXCLUDED.message, evaluated_at = EXCLUDED.evaluated_at`,
-        [changes.policyIds, changes.productIds, changes.statuses, changes.messages, evaluatedAt],
-      );
+      await this.queries.upsertOutcomes(em, changes, evaluatedAt);
     }
     for (const v of violated) {
       await this.outbox.append(em, {
@@ -192,10 +189,7 @@ export class PolicyEvaluator {
     }
   }
 
-  private async celProducts(
-    em: EntityManager | undefined,
-    products: GovernedProduct[],
-  ): Promise<CelProduct[]> {
+  private async celProducts(em: EntityManager, products: GovernedProduct[]): Promise<CelProduct[]> {
     const open = await this.quality.openIncidentCounts(
       products.map((p) => p.id),
       em,
@@ -215,21 +209,7 @@ export class PolicyEvaluator {
     idOrdered: boolean,
   ): Promise<Map<string, Previous>> {
     const wanted = new Set(productIds);
-    const rows = (
-      idOrdered
-        ? await em.query(
-            `SELECT policy_id, product_id, status, message FROM policy_evaluations
-              WHERE policy_id = ANY($1::uuid[]) AND product_id BETWEEN $2 AND $3`,
-            [policyIds, productIds[0], productIds[productIds.length - 1]],
-          )
-        : await em.query(
-            `SELECT e.policy_id, e.product_id, e.status, e.message
-               FROM unnest($2::uuid[]) AS ids(product_id)
-               JOIN policy_evaluations e ON e.product_id = ids.product_id
-              WHERE e.policy_id = ANY($1::uuid[])`,
-            [policyIds, productIds],
-          )
-    ) as { policy_id: string; product_id: string; status: EvaluationStatus; message: string | null }[];
+    const rows = await this.queries.storedOutcomes(em, policyIds, productIds, idOrdered);
     const previous = new Map<string, Previous>();
     for (const r of rows) {
       if (wanted.has(r.product_id))

@@ -8,6 +8,7 @@ import { SpaceAccessPort } from '../../common/permissions/space-access.port';
 import { LineageService } from '../catalog/lineage.service';
 import { GovernedProduct, ProductReadModel } from '../catalog/product-read-model.service';
 import { Alert, AlertType } from './entities/alert.entity';
+import { QualityQueries } from './quality.queries';
 
 /** The key of alert metadata that holds the cached AI explanation. */
 export const EXPLANATION_KEY = 'ai_explanation';
@@ -101,6 +102,7 @@ export class AlertExplanationsService {
     private readonly access: SpaceAccessPort,
     private readonly products: ProductReadModel,
     private readonly lineage: LineageService,
+    private readonly queries: QualityQueries,
   ) {}
 
   /** 404 for a missing alert and for one in a space the caller may not read. */
@@ -153,25 +155,11 @@ export class AlertExplanationsService {
    * (which would change the fingerprint and void the cache it just wrote).
    */
   async store(alertId: string, explanation: CachedExplanation): Promise<void> {
-    await this.dataSource.query(
-      `UPDATE quality_alerts SET metadata = jsonb_set(metadata, $2::text[], $3::jsonb) WHERE id = $1`,
-      [alertId, [EXPLANATION_KEY], JSON.stringify(explanation)],
-    );
+    await this.queries.setAlertMetadata(this.dataSource.manager, alertId, EXPLANATION_KEY, explanation);
   }
 
   private async recentRuns(productId: string): Promise<AlertExplainContext['recent_runs']> {
-    const rows = (await this.dataSource.query(
-      `SELECT c.name AS check_name, c.check_type, r.status, r.observed_value, r.message, r.created_at
-         FROM quality_checks c
-         CROSS JOIN LATERAL (
-           SELECT status, observed_value, message, created_at FROM quality_check_runs
-            WHERE check_id = c.id ORDER BY created_at DESC LIMIT $2
-         ) r
-        WHERE c.product_id = $1
-        ORDER BY r.created_at DESC
-        LIMIT $2`,
-      [productId, RECENT_RUNS],
-    )) as (Omit<AlertExplainContext['recent_runs'][number], 'created_at'> & { created_at: Date })[];
+    const rows = await this.queries.recentRuns(this.dataSource.manager, productId, RECENT_RUNS);
     return rows.map((r) => ({
       ...r,
       observed_value: r.observed_value === null ? null : Number(r.observed_value),
@@ -183,18 +171,12 @@ export class AlertExplanationsService {
     productId: string,
     incidentId: string,
   ): Promise<AlertExplainContext['incidents']> {
-    const rows = (await this.dataSource.query(
-      `SELECT i.id, i.title, i.status, i.severity, i.alert_count, i.root_cause, i.created_at, i.resolved_at
-         FROM quality_incidents i
-        WHERE i.id = $2
-           OR i.id IN (SELECT incident_id FROM quality_alerts WHERE product_id = $1 ORDER BY created_at DESC LIMIT 50)
-        ORDER BY (i.id = $2) DESC, i.created_at DESC
-        LIMIT $3`,
-      [productId, incidentId, RECENT_INCIDENTS],
-    )) as (Omit<AlertExplainContext['incidents'][number], 'created_at' | 'resolved_at'> & {
-      created_at: Date;
-      resolved_at: Date | null;
-    })[];
+    const rows = await this.queries.recentIncidents(
+      this.dataSource.manager,
+      productId,
+      incidentId,
+      RECENT_INCIDENTS,
+    );
     return rows.map((r) => ({
       ...r,
       created_at: r.created_at.toISOString(),

@@ -15,8 +15,8 @@ import {
 import { Alert, AlertType } from './entities/alert.entity';
 import type { Severity } from './entities/check.entity';
 import { Incident } from './entities/incident.entity';
-import { IncidentCounts } from './incident-counts';
 import { alertEventData, incidentEventData } from './quality.mapper';
+import { QualityQueries } from './quality.queries';
 
 /** Above this many related products, correlation locks the whole space instead. */
 const MAX_PRODUCT_LOCKS = 128;
@@ -54,6 +54,7 @@ export class AlertIngestion {
     private readonly products: ProductsService,
     private readonly notifications: NotificationsService,
     private readonly outbox: OutboxService,
+    private readonly queries: QualityQueries,
   ) {}
 
   async open(em: EntityManager, input: NewAlert): Promise<IngestedAlert> {
@@ -122,11 +123,7 @@ export class AlertIngestion {
     }
     // A new incident's root is its one product; a joined one's moves only when a new product joins it.
     if (!incidentCreated && productIsNew && !incident.rootProductPinned) {
-      const productIds = (
-        (await em.query(`SELECT DISTINCT product_id FROM quality_alerts WHERE incident_id = $1`, [
-          incident.id,
-        ])) as { product_id: string }[]
-      ).map((r) => r.product_id);
+      const productIds = await this.queries.productIdsOfIncident(em, incident.id);
       const root = await this.lineage.mostUpstream([...productIds, input.productId], em);
       if (root !== incident.rootProductId) {
         incident.rootProductId = root;
@@ -138,7 +135,7 @@ export class AlertIngestion {
     incident.updatedAt = now;
     if (incidentCreated) {
       await incidents.insert(incident as QueryDeepPartialEntity<Incident>);
-      await IncidentCounts.move(em, input.spaceId, null, 'open');
+      await this.queries.moveIncidentCount(em, input.spaceId, null, 'open');
     } else {
       await incidents.update(incident.id, {
         alertCount: incident.alertCount,
@@ -203,19 +200,10 @@ export class AlertIngestion {
   private async lockCorrelation(em: EntityManager, spaceId: string, related: string[]): Promise<void> {
     const spaceKey = `quality-correlation-space:${spaceId}`;
     if (related.length > MAX_PRODUCT_LOCKS) {
-      await em.query(`SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, [spaceKey]);
+      await this.queries.lockCorrelationSpace(em, spaceKey);
       return;
     }
-    // One statement: the shared space lock, then the product locks in key order. (Either order is free of
-    // deadlock: a holder of the exclusive space lock takes no product lock.)
-    await em.query(
-      `SELECT pg_advisory_xact_lock_shared(hashtextextended($1, 0)),
-              (SELECT count(pg_advisory_xact_lock(k)) FROM (
-                 SELECT DISTINCT hashtextextended('quality-correlation:' || p::text, 0) AS k
-                   FROM unnest($2::uuid[]) AS p ORDER BY 1
-               ) keys)`,
-      [spaceKey, related],
-    );
+    await this.queries.lockCorrelationProducts(em, spaceKey, related);
   }
 
   /**
@@ -235,19 +223,7 @@ export class AlertIngestion {
     // Driven from the alerts on related products since the window opened (an incident opened within the
     // window only has alerts from after that), so the cost does not grow with the space's open incidents.
     const since = new Date(now.getTime() - CORRELATION_WINDOW_MS);
-    const rows = (await em.query(
-      `WITH hits AS MATERIALIZED (
-         SELECT DISTINCT a.incident_id FROM quality_alerts a
-          WHERE a.product_id = ANY($1::uuid[]) AND a.created_at >= $2
-       )
-       SELECT i.id, EXISTS (SELECT 1 FROM quality_alerts x WHERE x.incident_id = i.id AND x.product_id = $4) AS has_product
-         FROM hits h JOIN quality_incidents i ON i.id = h.incident_id
-        WHERE i.space_id = $3 AND i.status IN ('open', 'investigating') AND i.created_at >= $2
-        ORDER BY i.created_at DESC, i.id DESC
-        LIMIT 1
-        FOR UPDATE OF i`,
-      [relatedProductIds, since, spaceId, productId],
-    )) as { id: string; has_product: boolean }[];
+    const rows = await this.queries.connectedIncident(em, spaceId, relatedProductIds, productId, since);
     if (!rows.length) return null;
     const entity = await em.getRepository(Incident).findOneByOrFail({ id: rows[0].id });
     return {

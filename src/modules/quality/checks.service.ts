@@ -31,6 +31,7 @@ import { CheckRun, RunSource } from './entities/check-run.entity';
 import { Check, CheckType, Severity } from './entities/check.entity';
 import { CheckNotRunnable } from './quality.errors';
 import { runEventData, toCheckResponse, toRunResponse } from './quality.mapper';
+import { QualityQueries } from './quality.queries';
 
 const SWEEP_JOB = 'quality.checks.sweep';
 const RUN_JOB = 'quality.checks.run';
@@ -58,6 +59,7 @@ export class ChecksService implements OnModuleInit {
     private readonly catalog: SourceCatalog,
     private readonly ingestion: AlertIngestion,
     private readonly jobs: JobRunner,
+    private readonly queries: QualityQueries,
   ) {}
 
   onModuleInit(): void {
@@ -225,12 +227,7 @@ export class ChecksService implements OnModuleInit {
     let total = 0;
     for (;;) {
       const claimed = await this.tx.run(async (em) => {
-        const due = (await em.query(
-          `SELECT id, schedule_cron, next_run_at FROM quality_checks
-            WHERE next_run_at <= now() AND is_enabled AND schedule_cron IS NOT NULL
-            ORDER BY next_run_at LIMIT $1 FOR UPDATE SKIP LOCKED`,
-          [SWEEP_BATCH],
-        )) as { id: string; schedule_cron: string; next_run_at: Date }[];
+        const due = await this.queries.claimDueChecks(em, SWEEP_BATCH);
         for (const row of due) {
           await this.jobs.enqueue(
             em,
@@ -238,10 +235,7 @@ export class ChecksService implements OnModuleInit {
             { check_id: row.id },
             { singletonKey: `quality-check:${row.id}:${row.next_run_at.toISOString()}` },
           );
-          await em.query(`UPDATE quality_checks SET next_run_at = $2 WHERE id = $1`, [
-            row.id,
-            nextOccurrence(row.schedule_cron, new Date()),
-          ]);
+          await this.queries.setNextRun(em, row.id, nextOccurrence(row.schedule_cron, new Date()));
         }
         return due.length;
       });

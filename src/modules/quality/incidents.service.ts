@@ -13,7 +13,7 @@ import { NotificationsService } from '../notifications/notifications.service';
 import { TicketsService } from '../tickets/tickets.service';
 import { incidentMove } from './alert-correlation';
 import { AlertIngestion } from './alert-ingestion.service';
-import { IncidentCounts } from './incident-counts';
+import { QualityQueries } from './quality.queries';
 import {
   IncidentDetailResponse,
   IncidentResponse,
@@ -44,6 +44,7 @@ export class IncidentsService {
     private readonly notifications: NotificationsService,
     private readonly tickets: TicketsService,
     private readonly ingestion: AlertIngestion,
+    private readonly queries: QualityQueries,
   ) {}
 
   async list(access: SpaceAccess, query: ListIncidentsQuery): Promise<Page<IncidentResponse>> {
@@ -60,7 +61,7 @@ export class IncidentsService {
       .limit(query.limit ?? 50)
       .getMany();
     // The total comes from the per-status counters, not from counting the space's incidents.
-    const total = await IncidentCounts.total(
+    const total = await this.queries.incidentTotal(
       this.dataSource.manager,
       access.space.id,
       query.status as IncidentStatus | undefined,
@@ -284,7 +285,7 @@ export class IncidentsService {
     await em
       .getRepository(IncidentEvent)
       .insert({ incidentId: incident.id, fromStatus: from, toStatus: to, actorId: actor.userId });
-    await IncidentCounts.move(em, incident.spaceId, from, to);
+    await this.queries.moveIncidentCount(em, incident.spaceId, from, to);
     return effect === 'set_resolved';
   }
 
@@ -318,13 +319,7 @@ export class IncidentsService {
       actorId: actor.userId,
       data: incidentEventData(incident),
     });
-    const productIds = (
-      (await em.query(`SELECT DISTINCT product_id FROM quality_alerts WHERE incident_id = $1`, [
-        incident.id,
-      ])) as {
-        product_id: string;
-      }[]
-    ).map((r) => r.product_id);
+    const productIds = await this.queries.productIdsOfIncident(em, incident.id);
     if (incident.downstreamNotifiedAt) productIds.push(...incident.blastRadiusIds);
     const governance = await this.products.ownersAndStewardsOf([...new Set(productIds)], em);
     const users = [...new Set(governance.flatMap((g) => [...g.ownerIds, ...g.stewardIds]))];

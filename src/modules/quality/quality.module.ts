@@ -18,6 +18,7 @@ import { Incident } from './entities/incident.entity';
 import { IncidentsController } from './incidents.controller';
 import { IncidentsService } from './incidents.service';
 import { QualityReadService } from './quality-read.service';
+import { QualityQueries } from './quality.queries';
 
 /** Quality checks, alerts and correlated incidents. Tickets are linked through TicketsService (never the other way). */
 @Module({
@@ -36,6 +37,7 @@ import { QualityReadService } from './quality-read.service';
     AlertIngestion,
     QualityReadService,
     AlertExplanationsService,
+    QualityQueries,
   ],
   exports: [QualityReadService, AlertExplanationsService],
 })

@@ -31,6 +31,7 @@ import {
   riskTier,
 } from './risk-scoring';
 import { heatMapCells, riskEventData, toRiskResponse } from './risks.mapper';
+import { RiskQueries } from './risks.queries';
 
 /** The risk register of a space: scored risks, their links to products, the heat map. */
 @Injectable()
@@ -42,6 +43,7 @@ export class RisksService {
     private readonly products: ProductsService,
     private readonly outbox: OutboxService,
     private readonly audit: AuditService,
+    private readonly queries: RiskQueries,
   ) {}
 
   async create(actor: Actor, access: SpaceAccess, dto: CreateRiskDto): Promise<RiskResponse> {
@@ -171,11 +173,7 @@ export class RisksService {
           `product_ids must name products of this space; not found: ${missing.join(', ')}.`,
         );
       }
-      const added = (await em.query(
-        `INSERT INTO risk_products (risk_id, product_id) SELECT $1, unnest($2::uuid[])
-         ON CONFLICT DO NOTHING RETURNING product_id`,
-        [riskId, wanted],
-      )) as unknown[];
+      const added = await this.queries.linkProducts(em, riskId, wanted);
       const response = await this.load(em, spaceId, riskId);
       if (added.length) await this.publish(em, actor, 'risk.updated', response, ['product_ids']);
       return response;
@@ -193,11 +191,7 @@ export class RisksService {
   }
 
   async heatMap(access: SpaceAccess): Promise<HeatMapResponse> {
-    const groups = (await this.dataSource.query(
-      `SELECT likelihood, impact, array_agg(id ORDER BY id) AS risk_ids FROM risks
-        WHERE space_id = $1 GROUP BY likelihood, impact`,
-      [access.space.id],
-    )) as { likelihood: string; impact: string; risk_ids: string[] }[];
+    const groups = await this.queries.heatMapGroups(this.dataSource.manager, access.space.id);
     return { cells: heatMapCells(groups) };
   }
 
@@ -241,10 +235,7 @@ export class RisksService {
   private async productIdsOf(em: EntityManager, riskIds: string[]): Promise<Map<string, string[]>> {
     const byRisk = new Map<string, string[]>();
     if (!riskIds.length) return byRisk;
-    const rows = (await em.query(
-      `SELECT risk_id, product_id FROM risk_products WHERE risk_id = ANY($1::uuid[]) ORDER BY product_id`,
-      [riskIds],
-    )) as { risk_id: string; product_id: string }[];
+    const rows = await this.queries.productLinks(em, riskIds);
     for (const row of rows) byRisk.set(row.risk_id, [...(byRisk.get(row.risk_id) ?? []), row.product_id]);
     return byRisk;
   }

@@ -2,21 +2,16 @@ import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
 import { LruCache } from '../../common/cache/lru-cache';
 import { APP_CONFIG, AppConfig } from '../../config/app.config';
 import { InstanceContext } from '../../database/instance-context';
-import { PreparedQueries } from '../../database/prepared-queries';
 import { JobRunner } from '../../platform/jobs/job-runner.service';
 import type { SearchResponse } from './dto/search.dto';
+import { SearchQueries } from './search.queries';
 
 /**
  * How long a cached answer may be served, however unchanged: the pruning of
- * `search_changes` relies on no answer living longer.
+ * `search_changes` (SearchQueries.pruneChanges) relies on no answer living longer.
  */
 const ANSWER_TTL_MS = 60_000;
 
-/**
- * A horizon prunes only once it is this old, longer than ANSWER_TTL_MS
- * with a margin for the two clocks (the server's and the database's).
- */
-const PRUNE_HORIZON_AGE = '2 minutes';
 const PRUNE_JOB = 'search.prune-changes';
 
 /** A kept answer and the database snapshot (`pg_snapshot` text) taken before it was computed. */
@@ -24,24 +19,6 @@ interface KeptAnswer {
   snapshot: string;
   answer: SearchResponse;
 }
-
-// The snapshot a search starts from, and whether a transaction that wrote what a search reads
-// (the SearchChanges migration) has committed since an earlier snapshot: visible now, not then.
-const SNAPSHOT_SQL = `SELECT pg_current_snapshot()::text AS snapshot,
-       $1::pg_snapshot IS NULL OR EXISTS (
-         SELECT 1 FROM search_changes c
-          WHERE c.xid >= pg_snapshot_xmin($1::pg_snapshot) AND NOT pg_visible_in_snapshot(c.xid, $1::pg_snapshot)
-       ) AS changed`;
-
-// Every transaction below a horizon taken at least PRUNE_HORIZON_AGE ago had ended by then, before
-// any living answer's snapshot, which therefore sees it: its rows can no longer tell an answer stale.
-const PRUNE_SQL = `WITH moved AS (
-         UPDATE search_change_horizon h
-            SET horizon = pg_snapshot_xmin(pg_current_snapshot()), taken_at = now()
-           FROM search_change_horizon previous
-          WHERE h.id = 1 AND previous.id = 1 AND h.taken_at <= now() - interval '${PRUNE_HORIZON_AGE}'
-         RETURNING previous.horizon)
-     DELETE FROM search_changes WHERE xid < (SELECT horizon FROM moved)`;
 
 /**
  * Search answers kept by this process, each served again only while no
@@ -59,7 +36,7 @@ export class SearchCache implements OnModuleInit {
 
   constructor(
     @Inject(APP_CONFIG) config: AppConfig,
-    private readonly prepared: PreparedQueries,
+    private readonly queries: SearchQueries,
     private readonly jobs: JobRunner,
   ) {
     // 1 to 2 kB of memory an item (title, snippet, ids; measured 1.1 kB for 250-character snippets).
@@ -89,10 +66,7 @@ export class SearchCache implements OnModuleInit {
     const scopedKey = `${InstanceContext.instanceId()}\n${key}`;
     const cached = this.answers.get(scopedKey);
     const takenAt = Date.now();
-    const [{ snapshot, changed }] = await this.prepared.query<{ snapshot: string; changed: boolean }>(
-      SNAPSHOT_SQL,
-      [cached?.snapshot ?? null],
-    );
+    const { snapshot, changed } = await this.queries.snapshotSince(cached?.snapshot ?? null);
     if (cached && !changed) return cached.answer;
     // Every statement computing the answer takes its snapshot after this one: whatever they see
     // that this one did not, was committed since, and is therefore a change the next check finds.
@@ -103,6 +77,6 @@ export class SearchCache implements OnModuleInit {
   }
 
   async prune(): Promise<void> {
-    await this.prepared.query(PRUNE_SQL, []);
+    await this.queries.pruneChanges();
   }
 }

@@ -146,6 +146,44 @@ function tsquery(query: KeywordQuery, params: Params): string {
   return `(${websearch} && to_tsquery('${SEARCH_CONFIG}', ${params.bind('prefix', query.prefix)}))`;
 }
 
+// The snapshot a search starts from, and whether a transaction that wrote what a search reads
+// (the SearchChanges migration) has committed since an earlier snapshot: visible now, not then.
+const SNAPSHOT_SQL = `SELECT pg_current_snapshot()::text AS snapshot,
+       $1::pg_snapshot IS NULL OR EXISTS (
+         SELECT 1 FROM search_changes c
+          WHERE c.xid >= pg_snapshot_xmin($1::pg_snapshot) AND NOT pg_visible_in_snapshot(c.xid, $1::pg_snapshot)
+       ) AS changed`;
+
+/**
+ * A horizon prunes only once it is this old, longer than SearchCache's
+ * ANSWER_TTL_MS with a margin for the two clocks (the server's and the database's).
+ */
+const PRUNE_HORIZON_AGE = '2 minutes';
+
+// Every transaction below a horizon taken at least PRUNE_HORIZON_AGE ago had ended by then, before
+// any living answer's snapshot, which therefore sees it: its rows can no longer tell an answer stale.
+const PRUNE_SQL = `WITH moved AS (
+         UPDATE search_change_horizon h
+            SET horizon = pg_snapshot_xmin(pg_current_snapshot()), taken_at = now()
+           FROM search_change_horizon previous
+          WHERE h.id = 1 AND previous.id = 1 AND h.taken_at <= now() - interval '${PRUNE_HORIZON_AGE}'
+         RETURNING previous.horizon)
+     DELETE FROM search_changes WHERE xid < (SELECT horizon FROM moved)`;
+
+/**
+ * Search's raw SQL. Full-text ranking (ts_rank_cd, ts_headline), reads by row
+ * address and the snapshot arithmetic of the answer cache have no repository
+ * equivalent. Indexes: search_documents_search_vector_idx (GIN) and
+ * search_documents_space_idx for keyword hits, each source table's primary
+ * key (and its search_vector) for the hybrid count and hydration,
+ * space_memberships_user_idx for the caller's spaces, search_changes_pkey
+ * (xid) for the cache's change check and its pruning.
+ *
+ * Unlike the other query classes, these statements take no `em`: they never
+ * run inside a transaction and go straight to the pool through
+ * PreparedQueries (named prepared statements, planned once per connection),
+ * which is their executor.
+ */
 @Injectable()
 export class SearchQueries {
   constructor(private readonly prepared: PreparedQueries) {}
@@ -202,6 +240,20 @@ export class SearchQueries {
       params.values,
     );
     return { hits: rows.map(({ type, id, score }) => ({ type, id, score })), total: rows[0]?.total ?? 0 };
+  }
+
+  /**
+   * A snapshot to start a search from, and whether a transaction that wrote
+   * what a search reads has committed since `since` (always true without one).
+   */
+  async snapshotSince(since: string | null): Promise<{ snapshot: string; changed: boolean }> {
+    const [row] = await this.prepared.query<{ snapshot: string; changed: boolean }>(SNAPSHOT_SQL, [since]);
+    return row;
+  }
+
+  /** Forgets the change rows no living cached answer can be stale by. */
+  async pruneChanges(): Promise<void> {
+    await this.prepared.query(PRUNE_SQL, []);
   }
 
   /** The spaces the user is a member of (for the vector index, which takes a list). */

@@ -7,6 +7,7 @@ import { TicketComment } from './entities/ticket-comment.entity';
 import { TicketIncidentLink } from './entities/ticket-incident-link.entity';
 import { Ticket } from './entities/ticket.entity';
 import { TicketsController } from './tickets.controller';
+import { TicketQueries } from './tickets.queries';
 import { TicketsService } from './tickets.service';
 
 /** The issue tracker. It knows nothing of quality incidents but their ids: the quality module links through TicketsService. */
@@ -18,7 +19,7 @@ import { TicketsService } from './tickets.service';
     NotificationsModule,
   ],
   controllers: [TicketsController],
-  providers: [TicketsService],
+  providers: [TicketsService, TicketQueries],
   exports: [TicketsService],
 })
 export class TicketsModule {}

@@ -29,6 +29,7 @@ import { TicketComment } from './entities/ticket-comment.entity';
 import { Ticket, TicketPriority, TicketStatus } from './entities/ticket.entity';
 import { canMoveTicket, mentionedEmails } from './ticket-rules';
 import { TicketEditForbidden, TicketMoveForbidden } from './tickets.errors';
+import { TicketQueries } from './tickets.queries';
 import { ticketEventData, toCommentResponse, toTicketResponse } from './tickets.mapper';
 
 /** A ticket with the caller's access to its space. */
@@ -53,6 +54,7 @@ export class TicketsService {
     private readonly notifications: NotificationsService,
     private readonly tx: TransactionRunner,
     private readonly outbox: OutboxService,
+    private readonly queries: TicketQueries,
   ) {}
 
   async create(actor: Actor, dto: CreateTicketDto): Promise<TicketResponse> {
@@ -253,17 +255,16 @@ export class TicketsService {
   async authorize(
     actor: Actor,
     ticketId: string,
-    em?: EntityManager,
+    em: EntityManager,
     lock = false,
   ): Promise<AuthorizedTicket> {
-    const manager = em ?? this.dataSource.manager;
-    const ticket = await manager.getRepository(Ticket).findOne({
+    const ticket = await em.getRepository(Ticket).findOne({
       where: { id: ticketId },
       ...(lock ? { lock: { mode: 'pessimistic_write' as const } } : {}),
     });
     if (!ticket) throw new NotFound('ticket', ticketId);
     try {
-      const access = await this.access.requireRole(actor, ticket.spaceId, 'viewer', manager);
+      const access = await this.access.requireRole(actor, ticket.spaceId, 'viewer', em);
       return { ticket, access };
     } catch (error) {
       if (error instanceof DomainError && error.status === 404) throw new NotFound('ticket', ticketId);
@@ -272,8 +273,8 @@ export class TicketsService {
   }
 
   /** Whether a comment belongs to a ticket (attachments may name the comment they go with). */
-  async hasComment(ticketId: string, commentId: string, em?: EntityManager): Promise<boolean> {
-    return (em ?? this.dataSource.manager).getRepository(TicketComment).existsBy({ id: commentId, ticketId });
+  async hasComment(ticketId: string, commentId: string, em: EntityManager): Promise<boolean> {
+    return em.getRepository(TicketComment).existsBy({ id: commentId, ticketId });
   }
 
   /**
@@ -290,11 +291,7 @@ export class TicketsService {
   ): Promise<void> {
     const ticket = await em.getRepository(Ticket).findOneBy({ id: ticketId, spaceId });
     if (!ticket) throw ValidationFailed.field('ticket_id', 'ticket_id must name a ticket of this space.');
-    const inserted = (await em.query(
-      `INSERT INTO ticket_incident_links (ticket_id, incident_id, linked_by) VALUES ($1, $2, $3)
-       ON CONFLICT DO NOTHING RETURNING ticket_id`,
-      [ticketId, incidentId, actorId],
-    )) as unknown[];
+    const inserted = await this.queries.linkIncident(em, ticketId, incidentId, actorId);
     if (inserted.length) {
       await this.outbox.append(em, {
         type: 'ticket.updated',
@@ -306,21 +303,8 @@ export class TicketsService {
   }
 
   /** Tickets linked to an incident, oldest link first. */
-  async linkedToIncident(incidentId: string, em?: EntityManager): Promise<LinkedTicketResponse[]> {
-    const rows = (await (em ?? this.dataSource.manager).query(
-      `SELECT t.id, t.title, t.status, t.priority, t.assignee_id, l.created_at AS linked_at
-         FROM ticket_incident_links l JOIN tickets t ON t.id = l.ticket_id
-        WHERE l.incident_id = $1
-        ORDER BY l.created_at, t.id`,
-      [incidentId],
-    )) as {
-      id: string;
-      title: string;
-      status: string;
-      priority: string;
-      assignee_id: string | null;
-      linked_at: Date;
-    }[];
+  async linkedToIncident(incidentId: string, em: EntityManager): Promise<LinkedTicketResponse[]> {
+    const rows = await this.queries.linkedToIncident(em, incidentId);
     return rows.map((row) => ({
       id: row.id,
       title: row.title,
@@ -387,11 +371,7 @@ export class TicketsService {
       em,
       tickets.flatMap((t) => (t.assigneeId ? [t.reporterId, t.assigneeId] : [t.reporterId])),
     );
-    const links = (await em.query(
-      `SELECT ticket_id, incident_id FROM ticket_incident_links WHERE ticket_id = ANY($1::uuid[])
-        ORDER BY created_at, incident_id`,
-      [ids],
-    )) as { ticket_id: string; incident_id: string }[];
+    const links = await this.queries.incidentLinks(em, ids);
     const byTicket = new Map<string, string[]>();
     for (const link of links)
       byTicket.set(link.ticket_id, [...(byTicket.get(link.ticket_id) ?? []), link.incident_id]);

@@ -12,6 +12,7 @@ import { UsersService } from '../users/users.service';
 import { WebhookAttempt } from './entities/webhook-attempt.entity';
 import { WebhookDelivery } from './entities/webhook-delivery.entity';
 import { Webhook } from './entities/webhook.entity';
+import { WebhookQueries } from './webhooks.queries';
 import { retryDelayMs, RETRY_SCHEDULE_MS, signatureHeaders } from './webhook-signature';
 
 export const DELIVER_JOB = 'webhooks.deliver';
@@ -50,6 +51,7 @@ export class WebhookDeliveriesService implements OnModuleInit {
     private readonly secrets: SecretBox,
     private readonly mailer: MailerService,
     private readonly users: UsersService,
+    private readonly queries: WebhookQueries,
   ) {}
 
   onModuleInit(): void {
@@ -65,18 +67,11 @@ export class WebhookDeliveriesService implements OnModuleInit {
   /** Outbox consumer: one delivery per subscribed webhook, created exactly once per event. */
   private async fanOut(event: DispatchedEvent, em: EntityManager): Promise<void> {
     if (!event.spaceId) return;
-    const hooks = (await em.query(
-      `SELECT id FROM webhooks WHERE space_id = $1 AND is_enabled AND $2 = ANY(event_types)`,
-      [event.spaceId, event.type],
-    )) as { id: string }[];
+    const hooks = await this.queries.subscribers(em, event.spaceId, event.type);
     if (!hooks.length) return;
     const body = deliveryBody(event.type, event.occurredAt, event.data);
     for (const hook of hooks) {
-      const inserted = (await em.query(
-        `INSERT INTO webhook_deliveries (webhook_id, event_id, event_type, body) VALUES ($1, $2, $3, $4)
-         ON CONFLICT (event_id, webhook_id) WHERE event_id IS NOT NULL DO NOTHING RETURNING id`,
-        [hook.id, event.id, event.type, body],
-      )) as { id: string }[];
+      const inserted = await this.queries.insertDelivery(em, hook.id, event.id, event.type, body);
       for (const { id } of inserted) await this.enqueue(em, id);
     }
   }
@@ -195,10 +190,7 @@ export class WebhookDeliveriesService implements OnModuleInit {
       error,
     };
     await this.tx.run(async (em) => {
-      const [[{ attempts }]] = (await em.query(
-        `UPDATE webhook_deliveries SET attempts = attempts + 1, last_response_code = $2 WHERE id = $1 RETURNING attempts`,
-        [row.id, result.statusCode],
-      )) as [[{ attempts: number }], number];
+      const attempts = await this.queries.countAttempt(em, row.id, result.statusCode);
       await em.getRepository(WebhookAttempt).insert({
         deliveryId: row.id,
         webhookId: row.webhook_id,

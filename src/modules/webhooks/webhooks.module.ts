@@ -6,11 +6,12 @@ import { WebhookDelivery } from './entities/webhook-delivery.entity';
 import { Webhook } from './entities/webhook.entity';
 import { WebhookDeliveriesService } from './webhook-deliveries.service';
 import { WebhooksController } from './webhooks.controller';
+import { WebhookQueries } from './webhooks.queries';
 import { WebhooksService } from './webhooks.service';
 
 @Module({
   imports: [UsersModule, TypeOrmModule.forFeature([Webhook, WebhookDelivery, WebhookAttempt])],
   controllers: [WebhooksController],
-  providers: [WebhooksService, WebhookDeliveriesService],
+  providers: [WebhooksService, WebhookDeliveriesService, WebhookQueries],
 })
 export class WebhooksModule {}

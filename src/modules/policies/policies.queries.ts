@@ -1,0 +1,192 @@
+import { Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
+import type { EvaluationStatus } from './entities/policy-evaluation.entity';
+
+export interface EvaluationRow {
+  id: string;
+  product_id: string;
+  status: string;
+  message: string | null;
+  evaluated_at: Date;
+}
+
+export interface PolicyComplianceRow {
+  id: string;
+  name: string;
+  severity: string;
+  is_enabled: boolean;
+  compliant: number;
+  violations: number;
+}
+
+export interface ViolationRow {
+  policy_id: string;
+  policy_name: string;
+  severity: string;
+  message: string | null;
+  evaluated_at: Date;
+}
+
+export interface SpaceViolationRow {
+  policy_name: string;
+  severity: string;
+  product_id: string;
+  message: string | null;
+  evaluated_at: Date;
+}
+
+export interface StoredOutcomeRow {
+  policy_id: string;
+  product_id: string;
+  status: EvaluationStatus;
+  message: string | null;
+}
+
+/** Outcomes to store, one entry per (policy, product), as parallel arrays. */
+export interface OutcomeChanges {
+  policyIds: string[];
+  productIds: string[];
+  statuses: string[];
+  messages: (string | null)[];
+}
+
+/**
+ * The policies' raw SQL. Evaluation runs write thousands of outcomes per
+ * batch (one multi-row upsert from unnest arrays) and read the stored ones by
+ * key range; compliance reads aggregate with FILTER and order by severity
+ * rank. None of it is one statement through the repository API. Indexes:
+ * policy_evaluations_policy_product_key (policy_id, product_id) for the
+ * upsert, id-range reads, per-policy aggregates and the evaluation list;
+ * policy_evaluations_product_idx (product_id, policy_id) for probes by product
+ * and a product's violations; policies_space_type_idx (space_id, …) for a
+ * space's policies; the policies primary key for last_evaluated_at.
+ */
+@Injectable()
+export class PolicyQueries {
+  /** A page of the policy's evaluations (of the status, when given), worst first, newest first. */
+  async evaluationsPage(
+    em: EntityManager,
+    policyId: string,
+    status: string | null,
+    skip: number,
+    limit: number,
+  ): Promise<EvaluationRow[]> {
+    return (await em.query(
+      `SELECT id, product_id, status, message, evaluated_at FROM policy_evaluations
+        WHERE policy_id = $1 AND ($2::text IS NULL OR status = $2)
+        ORDER BY array_position(ARRAY['non_compliant', 'error', 'compliant'], status), evaluated_at DESC, id
+        OFFSET $3 LIMIT $4`,
+      [policyId, status, skip, limit],
+    )) as EvaluationRow[];
+  }
+
+  /** How many evaluations of the policy (of the status, when given) there are. */
+  async countEvaluations(em: EntityManager, policyId: string, status: string | null): Promise<number> {
+    const [{ total }] = (await em.query(
+      `SELECT count(*)::int AS total FROM policy_evaluations WHERE policy_id = $1 AND ($2::text IS NULL OR status = $2)`,
+      [policyId, status],
+    )) as { total: number }[];
+    return total;
+  }
+
+  /** The space's unarchived policies in name order, with their compliant and violating counts. */
+  async complianceByPolicy(em: EntityManager, spaceId: string): Promise<PolicyComplianceRow[]> {
+    return (await em.query(
+      `SELECT p.id, p.name, p.severity, p.is_enabled,
+              count(e.id) FILTER (WHERE e.status = 'compliant')::int AS compliant,
+              count(e.id) FILTER (WHERE e.status = 'non_compliant')::int AS violations
+         FROM policies p LEFT JOIN policy_evaluations e ON e.policy_id = p.id AND p.is_enabled
+        WHERE p.space_id = $1 AND NOT p.is_archived
+        GROUP BY p.id ORDER BY lower(p.name)`,
+      [spaceId],
+    )) as PolicyComplianceRow[];
+  }
+
+  /** How many products the space's enabled policies find non-compliant, and flag (non-compliant or error). */
+  async productCounts(
+    em: EntityManager,
+    spaceId: string,
+  ): Promise<{ non_compliant: number; flagged: number }> {
+    const [products] = (await em.query(
+      `SELECT count(DISTINCT e.product_id) FILTER (WHERE e.status = 'non_compliant')::int AS non_compliant,
+              count(DISTINCT e.product_id) FILTER (WHERE e.status IN ('non_compliant', 'error'))::int AS flagged
+         FROM policy_evaluations e JOIN policies p ON p.id = e.policy_id
+        WHERE p.space_id = $1 AND p.is_enabled AND NOT p.is_archived`,
+      [spaceId],
+    )) as { non_compliant: number; flagged: number }[];
+    return products;
+  }
+
+  /** The product's violations of the space's enabled, unarchived policies, most severe first. */
+  async productViolations(em: EntityManager, spaceId: string, productId: string): Promise<ViolationRow[]> {
+    return (await em.query(
+      `SELECT p.id AS policy_id, p.name AS policy_name, p.severity, e.message,
+              greatest(e.evaluated_at, p.last_evaluated_at) AS evaluated_at
+         FROM policy_evaluations e JOIN policies p ON p.id = e.policy_id
+        WHERE e.product_id = $1 AND e.status = 'non_compliant' AND p.space_id = $2 AND p.is_enabled AND NOT p.is_archived
+        ORDER BY array_position(ARRAY['critical', 'high', 'medium', 'low'], p.severity), lower(p.name)`,
+      [productId, spaceId],
+    )) as ViolationRow[];
+  }
+
+  /** The latest violations of the space's enabled, unarchived policies (at most 10,000). */
+  async violationsInSpace(em: EntityManager, spaceId: string): Promise<SpaceViolationRow[]> {
+    return (await em.query(
+      `SELECT p.name AS policy_name, p.severity, e.product_id, e.message,
+              greatest(e.evaluated_at, p.last_evaluated_at) AS evaluated_at
+         FROM policy_evaluations e JOIN policies p ON p.id = e.policy_id
+        WHERE p.space_id = $1 AND p.is_enabled AND NOT p.is_archived AND e.status = 'non_compliant'
+        ORDER BY array_position(ARRAY['critical', 'high', 'medium', 'low'], p.severity), lower(p.name), e.product_id
+        LIMIT 10000`,
+      [spaceId],
+    )) as SpaceViolationRow[];
+  }
+
+  /** Records when the policies were last evaluated. */
+  async markEvaluated(em: EntityManager, policyIds: string[], evaluatedAt: Date): Promise<void> {
+    await em.query(`UPDATE policies SET last_evaluated_at = $2 WHERE id = ANY($1::uuid[])`, [
+      policyIds,
+      evaluatedAt,
+    ]);
+  }
+
+  /** Stores the outcomes, replacing the stored ones of the same (policy, product). */
+  async upsertOutcomes(em: EntityManager, changes: OutcomeChanges, evaluatedAt: Date): Promise<void> {
+    await em.query(
+      `INSERT INTO policy_evaluations (policy_id, product_id, status, message, evaluated_at)
+         SELECT t.policy_id, t.product_id, t.status, t.message, $5
+           FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[]) AS t(policy_id, product_id, status, message)
+         ON CONFLICT (policy_id, product_id) DO UPDATE
+           SET status = EXCLUDED.status, message = EXCLUDED.message, evaluated_at = EXCLUDED.evaluated_at`,
+      [changes.policyIds, changes.productIds, changes.statuses, changes.messages, evaluatedAt],
+    );
+  }
+
+  /**
+   * The stored outcomes of the policies for the products: by id range per
+   * policy when the products are an id-ordered page (rows outside the page
+   * may come back), else probed product by product.
+   */
+  async storedOutcomes(
+    em: EntityManager,
+    policyIds: string[],
+    productIds: string[],
+    idOrdered: boolean,
+  ): Promise<StoredOutcomeRow[]> {
+    return (
+      idOrdered
+        ? await em.query(
+            `SELECT policy_id, product_id, status, message FROM policy_evaluations
+              WHERE policy_id = ANY($1::uuid[]) AND product_id BETWEEN $2 AND $3`,
+            [policyIds, productIds[0], productIds[productIds.length - 1]],
+          )
+        : await em.query(
+            `SELECT e.policy_id, e.product_id, e.status, e.message
+               FROM unnest($2::uuid[]) AS ids(product_id)
+               JOIN policy_evaluations e ON e.product_id = ids.product_id
+              WHERE e.policy_id = ANY($1::uuid[])`,
+            [policyIds, productIds],
+          )
+    ) as StoredOutcomeRow[];
+  }
+}
