@@ -81,7 +81,7 @@ export class SessionsService {
       text = SESSION_SQL.replace('%SPACE%', `, ${spaceSql} AS space`);
       values.push(spaceKey);
     }
-    const [row] = await this.prepared.query<ActorRow>(text, values);
+    const [row] = await this.prepared.queryOutsideTransaction<ActorRow>(text, values);
     if (!row) return null;
     if ((row.impersonator_id ?? undefined) !== claims.act?.sub) return null;
     if ((claims.ins ?? DEFAULT_INSTANCE_ID) !== row.instance_id) return null;

@@ -82,7 +82,7 @@ export class AiConfigService {
   async effective(): Promise<EffectiveAiConfig | null> {
     // On every gateway call: a prepared statement, no entity mapping.
     const scope = currentScope();
-    const [row] = await this.prepared.query<ConfigRow>(CONFIG_SQL, [scope]);
+    const [row] = await this.prepared.queryOutsideTransaction<ConfigRow>(CONFIG_SQL, [scope]);
     return this.inScope(scope, row ?? null);
   }
 

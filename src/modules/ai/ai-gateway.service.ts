@@ -129,7 +129,7 @@ export class AiGatewayService {
   /** Opens a workflow run that groups the gateway calls of one feature invocation. */
   async startRun(feature: string, userId: string | null, spaceId: string | null = null): Promise<string> {
     const id = randomUUID();
-    await this.prepared.query(
+    await this.prepared.queryOutsideTransaction(
       `INSERT INTO ai_workflow_runs (id, feature, status, user_id, space_id, started_at) VALUES ($1, $2, 'running', $3, $4, now())`,
       [id, feature, userId, spaceId],
     );
@@ -137,10 +137,10 @@ export class AiGatewayService {
   }
 
   async finishRun(runId: string, status: 'succeeded' | 'failed'): Promise<void> {
-    await this.prepared.query(`UPDATE ai_workflow_runs SET status = $2, finished_at = now() WHERE id = $1`, [
-      runId,
-      status,
-    ]);
+    await this.prepared.queryOutsideTransaction(
+      `UPDATE ai_workflow_runs SET status = $2, finished_at = now() WHERE id = $1`,
+      [runId, status],
+    );
   }
 
   /** Runs `work` inside a workflow run, finished as succeeded or failed by its outcome. */

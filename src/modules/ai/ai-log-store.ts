@@ -108,7 +108,7 @@ export class AiLogStore {
   constructor(private readonly prepared: PreparedQueries) {}
 
   async write(log: LogRecord, spans: SpanRecord[], run: RunRecord): Promise<Date> {
-    const [row] = await this.prepared.query<{ created_at: Date }>(WRITE_SQL, [
+    const [row] = await this.prepared.queryOutsideTransaction<{ created_at: Date }>(WRITE_SQL, [
       log.id,
       log.feature,
       log.provider,
@@ -149,7 +149,7 @@ export class AiLogStore {
 
   /** The span of the log write itself, which can only be measured once the write is done. */
   async writeSpan(runId: string, logId: string, attempt: number, span: SpanRecord): Promise<void> {
-    await this.prepared.query(
+    await this.prepared.queryOutsideTransaction(
       `WITH ${ASYNC_COMMIT} INSERT INTO ai_spans (run_id, log_id, attempt, name, status, started_at, duration_ms, detail)
        SELECT $1::uuid, $2::uuid, $3::smallint, $4, $5, $6::timestamptz, $7::float8, $8::jsonb FROM async`,
       [

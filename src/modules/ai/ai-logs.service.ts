@@ -144,7 +144,7 @@ export class AiLogsService {
   /** Rollup rows from `since` (inclusive) to `until` (exclusive; null: no end), newest day first. */
   private async usageDays(since: string, until: string | null): Promise<UsageRowResponse[]> {
     // A rollup row is one (day, feature, provider, model): no grouping left to do.
-    const rows: Row[] = await this.prepared.query(USAGE_SQL, [since, until]);
+    const rows: Row[] = await this.prepared.queryOutsideTransaction(USAGE_SQL, [since, until]);
     return rows.map((r) => ({
       date: r.date as string,
       model: r.model as string,

@@ -99,12 +99,10 @@ export class BudgetsService {
   /** The limits and use a budget decision for `feature` needs. */
   async snapshot(feature: string, now = new Date()): Promise<BudgetSnapshot> {
     const windows = budgetWindows(now);
-    const [row] = await this.prepared.query<UsageRow & { limits: LimitRow[] }>(SNAPSHOT_SQL, [
-      isoDay(windows.monthStart),
-      isoDay(windows.dayStart),
-      feature,
-      hasLimit(this.app.ai.budget),
-    ]);
+    const [row] = await this.prepared.queryOutsideTransaction<UsageRow & { limits: LimitRow[] }>(
+      SNAPSHOT_SQL,
+      [isoDay(windows.monthStart), isoDay(windows.dayStart), feature, hasLimit(this.app.ai.budget)],
+    );
     const own = row.limits.find((r) => r.entry_point_id === feature && feature !== GLOBAL_ENTRY_POINT);
     return {
       feature,

@@ -66,7 +66,7 @@ export class ModelRoutingService {
     // The instance's database holds its own override only; without one, the global configuration is read
     // from the deployment database (a second round trip, on instances other than `default` only).
     const scope = currentScope();
-    const [row] = await this.prepared.query<{
+    const [row] = await this.prepared.queryOutsideTransaction<{
       config: ConfigRow | null;
       profiles: Array<ProfileRow & { is_primary: boolean }>;
     }>(ROUTE_SQL, [feature, scope]);

@@ -49,7 +49,7 @@ export class PromptsService {
 
   async active(key: string): Promise<ActivePrompt> {
     const definition = this.definition(key);
-    const [row] = await this.prepared.query<
+    const [row] = await this.prepared.queryOutsideTransaction<
       Pick<AiPromptVersion, 'version' | 'system' | 'template' | 'variables'>
     >(ACTIVE_SQL, [key]);
     const source = row ?? { version: 0, ...definition };

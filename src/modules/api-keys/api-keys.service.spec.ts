@@ -6,7 +6,7 @@ const KEY = `vk_${'b'.repeat(43)}`;
 describe('ApiKeysService.instanceOfKey', () => {
   const queries: unknown[][] = [];
   const prepared = {
-    query: (_text: string, values: unknown[]) => {
+    queryOutsideTransaction: (_text: string, values: unknown[]) => {
       queries.push(values);
       return Promise.resolve(queries.length === 1 ? [{ instance_id: 'instance-1' }] : []);
     },

@@ -204,7 +204,7 @@ export class ApiKeysService {
       text = KEY_SQL.replace('%SPACE%', `, ${this.spaces.prefetchSql(spaceKey, '$2', 'k.user_id')} AS space`);
       values.push(spaceKey);
     }
-    const [row] = await this.prepared.query<KeyActorRow>(text, values);
+    const [row] = await this.prepared.queryOutsideTransaction<KeyActorRow>(text, values);
     if (!row) return null;
     if (!row.last_used_at || Date.now() - row.last_used_at.getTime() >= LAST_USED_RESOLUTION_SECONDS * 1000) {
       await this.touch(row.id);
@@ -236,7 +236,7 @@ export class ApiKeysService {
     const hash = tokenHash(secret);
     const known = this.keyInstances.get(hash);
     if (known !== undefined) return known;
-    const [row] = await this.prepared.query<{ instance_id: string }>(
+    const [row] = await this.prepared.queryOutsideTransaction<{ instance_id: string }>(
       'SELECT instance_id FROM api_keys WHERE key_hash = $1',
       [hash],
     );

@@ -79,7 +79,7 @@ export class WebSearchService {
   ): Promise<WebSearchOutcome> {
     const sanitised = sanitiseQuery(dto.query);
     const maxResults = dto.max_results ?? MAX_RESULTS_PER_CALL;
-    const [row] = await this.prepared.query<SearchRow>(SEARCH_SQL, [
+    const [row] = await this.prepared.queryOutsideTransaction<SearchRow>(SEARCH_SQL, [
       taskId,
       access.space.id,
       actor.userId,
@@ -101,7 +101,7 @@ export class WebSearchService {
     } catch (error) {
       // Not ready: whatever the statement reserved goes back before the refusal.
       if (row.reserved_id) await this.release(row.reserved_id);
-      else if (row.slot_taken) await this.prepared.query(GIVE_BACK_SQL, [taskId]);
+      else if (row.slot_taken) await this.prepared.queryOutsideTransaction(GIVE_BACK_SQL, [taskId]);
       throw error;
     }
     if (!row.grant_id) {
@@ -209,13 +209,15 @@ export class WebSearchService {
       if (row.reserved_id) return { id: row.reserved_id };
       if (row.slot_taken) {
         // A concurrent search of the same query inserted first: give the slot back.
-        await this.prepared.query(GIVE_BACK_SQL, [taskId]);
+        await this.prepared.queryOutsideTransaction(GIVE_BACK_SQL, [taskId]);
         throw new SearchInProgress();
       }
       if (row.in_flight) throw new SearchInProgress();
-      const [freed] = await this.prepared.query<{ freed: number }>(FREE_STALE_SQL, [taskId]);
+      const [freed] = await this.prepared.queryOutsideTransaction<{ freed: number }>(FREE_STALE_SQL, [
+        taskId,
+      ]);
       if (attempt > 1 || !freed || freed.freed === 0) throw new WebSearchQuotaExhausted();
-      [row] = await this.prepared.query<ReservationRow>(RESERVE_SQL, [
+      [row] = await this.prepared.queryOutsideTransaction<ReservationRow>(RESERVE_SQL, [
         taskId,
         keyHash,
         query,
@@ -275,7 +277,7 @@ export class WebSearchService {
     }
     // The evidence and the log entry are independent writes: in parallel, one round trip of waiting.
     const [[done]] = await Promise.all([
-      this.prepared.query<{ completed: number; calls_used: number }>(COMPLETE_SQL, [
+      this.prepared.queryOutsideTransaction<{ completed: number; calls_used: number }>(COMPLETE_SQL, [
         reservationId,
         JSON.stringify(check.results),
         JSON.stringify(check.dropped),
@@ -303,7 +305,7 @@ export class WebSearchService {
 
   /** Gives a failed call's quota slot back (only while it is still a reservation). */
   private async release(reservationId: string): Promise<void> {
-    await this.prepared.query(RELEASE_SQL, [reservationId]);
+    await this.prepared.queryOutsideTransaction(RELEASE_SQL, [reservationId]);
   }
 
   /** Answers stored evidence (a repeated query, or a replay) and logs it under a run of its own. */

@@ -109,7 +109,7 @@ export class ScimTokensService {
   async authenticate(secret: string): Promise<string | null> {
     if (!secret.startsWith(SCIM_TOKEN_PREFIX)) return null;
     // On every SCIM request: a prepared statement over the unique hash index.
-    const [row] = await this.prepared.query<{ id: string; last_used_at: Date | null }>(
+    const [row] = await this.prepared.queryOutsideTransaction<{ id: string; last_used_at: Date | null }>(
       `SELECT id, last_used_at FROM scim_tokens
         WHERE token_hash = $1 AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now())`,
       [tokenHash(secret)],

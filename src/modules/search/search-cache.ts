@@ -89,10 +89,10 @@ export class SearchCache implements OnModuleInit {
     const scopedKey = `${InstanceContext.instanceId()}\n${key}`;
     const cached = this.answers.get(scopedKey);
     const takenAt = Date.now();
-    const [{ snapshot, changed }] = await this.prepared.query<{ snapshot: string; changed: boolean }>(
-      SNAPSHOT_SQL,
-      [cached?.snapshot ?? null],
-    );
+    const [{ snapshot, changed }] = await this.prepared.queryOutsideTransaction<{
+      snapshot: string;
+      changed: boolean;
+    }>(SNAPSHOT_SQL, [cached?.snapshot ?? null]);
     if (cached && !changed) return cached.answer;
     // Every statement computing the answer takes its snapshot after this one: whatever they see
     // that this one did not, was committed since, and is therefore a change the next check finds.
@@ -103,6 +103,6 @@ export class SearchCache implements OnModuleInit {
   }
 
   async prune(): Promise<void> {
-    await this.prepared.query(PRUNE_SQL, []);
+    await this.prepared.queryOutsideTransaction(PRUNE_SQL, []);
   }
 }

@@ -178,7 +178,7 @@ export class SearchQueries {
     // outer LIMIT stops the second early), read back by address (a TID scan) to be ranked.
     // Unnamed: a generic plan, which a named statement settles on, does not know how many rows the
     // query matches and costs several times more than a plan made for these values.
-    const rows = await this.prepared.queryUnnamed<{
+    const rows = await this.prepared.queryUnnamedOutsideTransaction<{
       type: SearchType;
       id: string;
       score: number;
@@ -206,7 +206,7 @@ export class SearchQueries {
 
   /** The spaces the user is a member of (for the vector index, which takes a list). */
   async memberSpaceIds(userId: string): Promise<string[]> {
-    const rows = await this.prepared.query<{ space_id: string }>(
+    const rows = await this.prepared.queryOutsideTransaction<{ space_id: string }>(
       'SELECT space_id FROM space_memberships WHERE user_id = $1',
       [userId],
     );
@@ -227,7 +227,7 @@ export class SearchQueries {
         `SELECT 1 FROM ${SOURCES[type].table} x
           WHERE h.type = '${type}' AND x.id = h.id AND x.search_vector @@ ${tsq}`,
     );
-    const rows = await this.prepared.query<{ n: number }>(
+    const rows = await this.prepared.queryOutsideTransaction<{ n: number }>(
       `SELECT count(*)::int AS n FROM ${pairs} WHERE NOT EXISTS (${branches.join(' UNION ALL ')})`,
       params.values,
     );
@@ -251,7 +251,7 @@ export class SearchQueries {
                WHERE h.type = '${type}' AND x.id = h.id AND ${readable(source, scope, params)}`;
     });
     const options = params.bind('options', HEADLINE_OPTIONS);
-    return this.prepared.query<HydratedHit>(
+    return this.prepared.queryOutsideTransaction<HydratedHit>(
       `SELECT h.type, h.id, s.slug AS space_slug, d.title,
               ts_headline('${SEARCH_CONFIG}', translate(left(d.body, ${SNIPPET_SOURCE_CHARS}), chr(2) || chr(3), ''),
                           ${tsq}, ${options}) AS headline

@@ -60,10 +60,18 @@ export class ToolGrantsService {
 
   /** The newest grant for exactly this scope that is neither revoked nor expired; null when none. */
   async findActive(scope: GrantScope): Promise<{ id: string; consentId: string; expiresAt: Date } | null> {
-    const [grant] = await this.prepared.query<{ id: string; consent_id: string; expires_at: Date }>(
-      FIND_ACTIVE_SQL,
-      [scope.userId, scope.spaceId, scope.definitionId, scope.rootTaskId, scope.bindingId, scope.providerId],
-    );
+    const [grant] = await this.prepared.queryOutsideTransaction<{
+      id: string;
+      consent_id: string;
+      expires_at: Date;
+    }>(FIND_ACTIVE_SQL, [
+      scope.userId,
+      scope.spaceId,
+      scope.definitionId,
+      scope.rootTaskId,
+      scope.bindingId,
+      scope.providerId,
+    ]);
     return grant ? { id: grant.id, consentId: grant.consent_id, expiresAt: grant.expires_at } : null;
   }
 

@@ -448,7 +448,7 @@ export class WebSearchCapabilityService {
 
   /** The binding with its tool, provider and credential, and whether the tool is available in the space: one query. */
   private async findBound(spaceId: string): Promise<Bound | null> {
-    const [row] = await this.prepared.query<BoundWebSearchRow>(FIND_BOUND_SQL, [spaceId]);
+    const [row] = await this.prepared.queryOutsideTransaction<BoundWebSearchRow>(FIND_BOUND_SQL, [spaceId]);
     return boundFromRow(row);
   }
 

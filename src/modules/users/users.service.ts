@@ -92,7 +92,7 @@ export class UsersService {
 
   /** The signed-in user's own record, read on every `GET /auth/me`: a prepared statement, no entity mapping. */
   async getOwnResponse(userId: string): Promise<UserResponse | null> {
-    const [row] = await this.prepared.query<Partial<User>>(OWN_USER_SQL, [userId]);
+    const [row] = await this.prepared.queryOutsideTransaction<Partial<User>>(OWN_USER_SQL, [userId]);
     return row ? toUserResponse(Object.assign(new User(), row)) : null;
   }
 
@@ -451,7 +451,7 @@ export class UsersService {
   }
 
   async getPreferences(actor: Actor): Promise<PreferencesResponse> {
-    const [row] = await this.prepared.query<{ preferences: User['preferences'] }>(
+    const [row] = await this.prepared.queryOutsideTransaction<{ preferences: User['preferences'] }>(
       'SELECT preferences FROM users WHERE id = $1',
       [actor.userId],
     );
