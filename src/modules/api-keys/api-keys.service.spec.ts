@@ -1,4 +1,5 @@
 import type { PreparedQueries } from '../../database/prepared-queries';
+import { ApiKeysQueries } from './api-keys.queries';
 import { ApiKeysService } from './api-keys.service';
 
 const KEY = `vk_${'b'.repeat(43)}`;
@@ -13,7 +14,7 @@ describe('ApiKeysService.instanceOfKey', () => {
   } as unknown as PreparedQueries;
   // Only the prepared queries are used by this method.
   const none = undefined as never;
-  const service = new ApiKeysService(none, none, none, none, none, none, prepared);
+  const service = new ApiKeysService(none, none, none, none, none, none, prepared, new ApiKeysQueries());
 
   it("reads a key's instance once per process, by the key's hash, and never for what is no key", async () => {
     expect(await service.instanceOfKey(KEY)).toBe('instance-1');
