@@ -199,8 +199,8 @@ export class ConnectorsService {
   // For other modules (quality checks).
 
   /** Whether the connector exists in the space. */
-  async existsInSpace(spaceId: string, connectorId: string, em?: EntityManager): Promise<boolean> {
-    return (em ?? this.dataSource.manager).getRepository(Connector).existsBy({ id: connectorId, spaceId });
+  async existsInSpace(spaceId: string, connectorId: string, em: EntityManager): Promise<boolean> {
+    return em.getRepository(Connector).existsBy({ id: connectorId, spaceId });
   }
 
   /**
