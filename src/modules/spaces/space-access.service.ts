@@ -12,6 +12,7 @@ import {
 } from '../../common/permissions/space-access.port';
 import { isUuid } from './slug';
 import { featuresWithDefaults } from './space-features';
+import { SpacesQueries } from './spaces.queries';
 import { FeatureDisabled, SpaceNotFound, SpaceRoleTooLow } from './spaces.errors';
 
 const ROLE_LABEL: Record<SpaceRoleName, string> = {
@@ -22,7 +23,10 @@ const ROLE_LABEL: Record<SpaceRoleName, string> = {
 
 @Injectable()
 export class SpaceAccessService extends SpaceAccessPort {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly queries: SpacesQueries,
+  ) {
     super();
   }
 
@@ -32,16 +36,8 @@ export class SpaceAccessService extends SpaceAccessPort {
     minRole: SpaceRoleName,
     em?: EntityManager,
   ): Promise<SpaceAccess> {
-    // One indexed query: the space by its unique slug (or id) and the caller's membership by primary key.
-    const column = isUuid(spaceIdOrSlug) ? 's.id' : 's.slug';
-    const rows = (await (em ?? this.dataSource).query(
-      `SELECT s.id, s.slug, s.name, s.features, m.role
-         FROM spaces s
-         LEFT JOIN space_memberships m ON m.space_id = s.id AND m.user_id = $2
-        WHERE ${column} = $1`,
-      [spaceIdOrSlug, actor.userId],
-    )) as SpaceAccessRow[];
-    return this.decide(actor, spaceIdOrSlug, rows[0] ?? null, minRole);
+    const row = await this.queries.spaceWithRole(em ?? this.dataSource.manager, spaceIdOrSlug, actor.userId);
+    return this.decide(actor, spaceIdOrSlug, row, minRole);
   }
 
   prefetchSql(spaceIdOrSlug: string, param: string, userColumn: string): string {
@@ -73,12 +69,8 @@ export class SpaceAccessService extends SpaceAccessPort {
     if (space.features[feature] === false) throw new FeatureDisabled(feature);
   }
 
-  async membersAmong(spaceId: string, userIds: string[], em?: EntityManager): Promise<Set<string>> {
+  async membersAmong(spaceId: string, userIds: string[], em: EntityManager): Promise<Set<string>> {
     if (!userIds.length) return new Set();
-    const rows = (await (em ?? this.dataSource).query(
-      `SELECT user_id FROM space_memberships WHERE space_id = $1 AND user_id = ANY($2::uuid[])`,
-      [spaceId, userIds],
-    )) as { user_id: string }[];
-    return new Set(rows.map((row) => row.user_id));
+    return new Set(await this.queries.memberIdsAmong(em, spaceId, userIds));
   }
 }
