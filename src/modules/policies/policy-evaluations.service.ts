@@ -104,7 +104,7 @@ export class PolicyEvaluationsService {
       (
         await this.products.namesOf(
           rows.map((r) => r.product_id),
-          undefined,
+          this.dataSource.manager,
           access.space.id,
         )
       ).map((p) => [p.id, p.name]),
@@ -152,7 +152,7 @@ export class PolicyEvaluationsService {
         WHERE p.space_id = $1 AND p.is_enabled AND NOT p.is_archived`,
       [spaceId],
     )) as { non_compliant: number; flagged: number }[];
-    const totalProducts = await this.productReads.count(spaceId);
+    const totalProducts = await this.productReads.count(spaceId, this.dataSource.manager);
     const enabled = policies.filter((p) => p.is_enabled);
     const byPolicy: PolicyCompliance[] = enabled.map((p) => ({
       policy_id: p.id,
@@ -181,7 +181,7 @@ export class PolicyEvaluationsService {
   }
 
   async productViolations(access: SpaceAccess, productId: string): Promise<ViolationResponse[]> {
-    const [product] = await this.products.namesOf([productId], undefined, access.space.id);
+    const [product] = await this.products.namesOf([productId], this.dataSource.manager, access.space.id);
     if (!product) throw new NotFound('product', productId);
     const rows = (await this.dataSource.query(
       `SELECT p.id AS policy_id, p.name AS policy_name, p.severity, e.message,
@@ -252,9 +252,13 @@ export class PolicyEvaluationsService {
       evaluated_at: Date;
     }[];
     const names = new Map(
-      (await this.products.namesOf([...new Set(rows.map((r) => r.product_id))], undefined, spaceId)).map(
-        (p) => [p.id, p.name],
-      ),
+      (
+        await this.products.namesOf(
+          [...new Set(rows.map((r) => r.product_id))],
+          this.dataSource.manager,
+          spaceId,
+        )
+      ).map((p) => [p.id, p.name]),
     );
     return rows.map((r) => ({
       ...r,

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { EntityManager } from 'typeorm';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, EntityManager } from 'typeorm';
 import { OutboxService } from '../../platform/outbox/outbox.service';
 import { GovernedProduct, ProductReadModel } from '../catalog/product-read-model.service';
 import { QualityReadService } from '../quality/quality-read.service';
@@ -47,6 +48,7 @@ export class PolicyEvaluator {
     private readonly products: ProductReadModel,
     private readonly quality: QualityReadService,
     private readonly outbox: OutboxService,
+    @InjectDataSource() private readonly dataSource: DataSource,
   ) {}
 
   /**
@@ -104,7 +106,8 @@ export class PolicyEvaluator {
     const rule = compileRule(ruleExpression, 'The product does not satisfy the rule.');
     let cursor: string | null = null;
     do {
-      const page = await this.products.page(spaceId, cursor, BATCH);
+      // No transaction: read on the DataSource's manager.
+      const page = await this.products.page(spaceId, cursor, BATCH, this.dataSource.manager);
       cursor = page.cursor;
       const cel = await this.celProducts(undefined, page.items);
       for (let i = 0; i < page.items.length; i++)

@@ -114,7 +114,7 @@ export class AlertExplanationsService {
       throw error;
     }
     const { [EXPLANATION_KEY]: cached, ...metadata } = alert.metadata ?? {};
-    const [product] = await this.products.inSpace(alert.spaceId, [alert.productId]);
+    const [product] = await this.products.inSpace(alert.spaceId, [alert.productId], this.dataSource.manager);
     return {
       alert: {
         id: alert.id,
@@ -140,7 +140,7 @@ export class AlertExplanationsService {
             sla_freshness_minutes: product.sla_freshness_minutes,
           }
         : null,
-      lineage: await this.lineage.neighbours(alert.productId, NEIGHBOURS),
+      lineage: await this.lineage.neighbours(alert.productId, NEIGHBOURS, this.dataSource.manager),
       recent_runs: await this.recentRuns(alert.productId),
       incidents: await this.recentIncidents(alert.productId, alert.incidentId),
       fingerprint: alertFingerprint(alert),

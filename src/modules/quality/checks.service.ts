@@ -272,7 +272,7 @@ export class ChecksService implements OnModuleInit {
       };
     }
     try {
-      const product = await this.products.getInSpace(check.spaceId, check.productId);
+      const product = await this.products.getInSpace(check.spaceId, check.productId, this.dataSource.manager);
       const timeout = check.config.timeout_seconds as number | undefined;
       return await this.connectors.withReadOnlySession(
         check.spaceId,
