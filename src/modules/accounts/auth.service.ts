@@ -112,7 +112,7 @@ export class AuthService {
   async login(form: TokenRequestDto, client: ClientInfo): Promise<IssuedTokens> {
     const email = form.username.trim().toLowerCase();
     await this.refuseWhileLockedOut(email);
-    const user = await this.users.findByEmailForLogin(email);
+    const user = await this.users.findByEmailForLogin(email, this.dataSource.manager);
     const valid = await this.hasher.verify(user?.passwordHash ?? null, form.password);
     if (!user || !valid) {
       await this.tx.run(async (em) => {
@@ -227,7 +227,7 @@ export class AuthService {
   }
 
   async forgotPassword(email: string): Promise<MessageResponse> {
-    const user = await this.users.findByEmailForLogin(email);
+    const user = await this.users.findByEmailForLogin(email, this.dataSource.manager);
     if (user?.isActive) {
       const token = randomToken();
       await this.tx.run(async (em) => {

@@ -47,7 +47,7 @@ export class MembersService {
       .take(query.limit ?? 50)
       .getManyAndCount();
     const ids = memberships.map((m) => m.userId);
-    const users = new Map((await this.users.findByIds(ids)).map((u) => [u.id, u]));
+    const users = new Map((await this.users.findByIds(ids, this.memberships.manager)).map((u) => [u.id, u]));
     const grants = await this.roles.groupGrantsOf(this.memberships.manager, access.space.id, ids);
     return {
       items: memberships
