@@ -1,5 +1,8 @@
-import { activeGrantSql } from '../tool-providers/tool-grants.service';
-import { boundWebSearchSql, BoundWebSearchRow } from '../tool-providers/web-search-capability.service';
+import {
+  activeGrantSql,
+  boundWebSearchSql,
+  BoundWebSearchRow,
+} from '../tool-providers/tool-providers.queries';
 import type { WebSearchResult } from './web-search-rules';
 
 /*
