@@ -58,7 +58,7 @@ export abstract class SpaceAccessPort {
     actor: Actor,
     spaceIdOrSlug: string,
     minRole: SpaceRoleName,
-    em?: EntityManager,
+    em: EntityManager,
   ): Promise<SpaceAccess>;
 
   /**

@@ -108,7 +108,7 @@ export class AlertExplanationsService {
     const alert = await this.dataSource.getRepository(Alert).findOneBy({ id: alertId });
     if (!alert) throw new NotFound('alert', alertId);
     try {
-      await this.access.requireRole(actor, alert.spaceId, 'viewer');
+      await this.access.requireRole(actor, alert.spaceId, 'viewer', this.dataSource.manager);
     } catch (error) {
       if (error instanceof DomainError && error.status === 404) throw new NotFound('alert', alertId);
       throw error;

@@ -356,7 +356,7 @@ export class ChecksService implements OnModuleInit {
     const check = await this.dataSource.getRepository(Check).findOneBy({ id: checkId });
     if (!check) throw new NotFound('check', checkId);
     try {
-      await this.access.requireRole(actor, check.spaceId, 'editor');
+      await this.access.requireRole(actor, check.spaceId, 'editor', this.dataSource.manager);
     } catch (error) {
       if (error instanceof DomainError && error.status === 404) throw new NotFound('check', checkId);
       throw error;

@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, EntityManager } from 'typeorm';
+import type { EntityManager } from 'typeorm';
 import type { Actor } from '../../common/auth/actor';
 import {
   roleAtLeast,
@@ -23,10 +22,7 @@ const ROLE_LABEL: Record<SpaceRoleName, string> = {
 
 @Injectable()
 export class SpaceAccessService extends SpaceAccessPort {
-  constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
-    private readonly queries: SpacesQueries,
-  ) {
+  constructor(private readonly queries: SpacesQueries) {
     super();
   }
 
@@ -34,9 +30,9 @@ export class SpaceAccessService extends SpaceAccessPort {
     actor: Actor,
     spaceIdOrSlug: string,
     minRole: SpaceRoleName,
-    em?: EntityManager,
+    em: EntityManager,
   ): Promise<SpaceAccess> {
-    const row = await this.queries.spaceWithRole(em ?? this.dataSource.manager, spaceIdOrSlug, actor.userId);
+    const row = await this.queries.spaceWithRole(em, spaceIdOrSlug, actor.userId);
     return this.decide(actor, spaceIdOrSlug, row, minRole);
   }
 
