@@ -15,6 +15,32 @@ export default tseslint.config(
     },
   },
   {
+    // One rule for SQL: statements live in `<module>/*.queries.ts`. Exempt: migrations, the database
+    // infrastructure, the outbox and job runner, and statements sent to a connector's own database
+    // (a user's data source, not ours).
+    files: ['src/**/*.ts'],
+    ignores: [
+      'src/**/*.queries.ts',
+      'src/**/*.spec.ts',
+      'src/database/**',
+      'src/platform/outbox/**',
+      'src/platform/jobs/**',
+      'src/modules/connectors/user-database.ts',
+      'src/modules/connectors/source-harvest.ts',
+      'src/modules/connectors/source-catalog.ts',
+      'src/modules/quality/check-evaluators.ts',
+    ],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "CallExpression[callee.property.name='query']",
+          message: 'SQL lives in a *.queries.ts file of the module (see README, "Map of the code").',
+        },
+      ],
+    },
+  },
+  {
     files: ['test/**/*.ts', 'bench/**/*.ts'],
     rules: { 'no-console': 'off' },
   },

@@ -23,7 +23,11 @@ export class PreparedQueries {
     @Inject(DATABASE_SESSION_SHARED) private readonly sessionShared: boolean,
   ) {}
 
-  async query<Row>(text: string, values: unknown[]): Promise<Row[]> {
+  /**
+   * On the pool, outside any transaction: the statement runs on a connection
+   * of its own, never on a caller's transaction, and commits by itself.
+   */
+  async queryOutsideTransaction<Row>(text: string, values: unknown[]): Promise<Row[]> {
     const result = await this.pool().query({
       name: this.sessionShared ? undefined : this.nameOf(text),
       text,
@@ -33,10 +37,10 @@ export class PreparedQueries {
   }
 
   /**
-   * Straight on the pool too, but parsed and planned on each call, for a
-   * statement whose best plan depends on its values.
+   * Straight on the pool too (outside any transaction), but parsed and
+   * planned on each call, for a statement whose best plan depends on its values.
    */
-  async queryUnnamed<Row>(text: string, values: unknown[]): Promise<Row[]> {
+  async queryUnnamedOutsideTransaction<Row>(text: string, values: unknown[]): Promise<Row[]> {
     return (await this.pool().query({ text, values })).rows as Row[];
   }
 

@@ -12,6 +12,7 @@ import {
 } from '../support/factories';
 import { expectProblem, invalidFields } from '../support/problem';
 import { LineageService } from '../../src/modules/catalog/lineage.service';
+import { DataSource, EntityManager } from 'typeorm';
 
 const API = '/api/v1.0';
 
@@ -162,28 +163,33 @@ describe('lineage', () => {
 
   describe('service helpers for other modules', () => {
     let lineage: LineageService;
+    // No transaction here: the helpers read on the DataSource's manager.
+    let em: EntityManager;
 
     beforeAll(() => {
       lineage = t.app.get(LineageService);
+      em = t.app.get(DataSource).manager;
     });
 
     it('downstreamOf answers the whole blast radius, any depth', async () => {
-      expect((await lineage.downstreamOf(p.a.id)).sort()).toEqual([p.b.id, p.c.id, p.d.id, p.e.id].sort());
-      expect(await lineage.downstreamOf(p.d.id)).toEqual([]);
+      expect((await lineage.downstreamOf(p.a.id, em)).sort()).toEqual(
+        [p.b.id, p.c.id, p.d.id, p.e.id].sort(),
+      );
+      expect(await lineage.downstreamOf(p.d.id, em)).toEqual([]);
     });
 
     it('connected follows lineage in either direction', async () => {
-      expect(await lineage.connected(p.a.id, p.d.id)).toBe(true);
-      expect(await lineage.connected(p.d.id, p.x.id)).toBe(true);
-      expect(await lineage.connected(p.e.id, p.d.id)).toBe(false);
-      expect(await lineage.connected(p.x.id, p.x.id)).toBe(true);
+      expect(await lineage.connected(p.a.id, p.d.id, em)).toBe(true);
+      expect(await lineage.connected(p.d.id, p.x.id, em)).toBe(true);
+      expect(await lineage.connected(p.e.id, p.d.id, em)).toBe(false);
+      expect(await lineage.connected(p.x.id, p.x.id, em)).toBe(true);
     });
 
     it('mostUpstream picks the member nothing else in the set feeds', async () => {
-      expect(await lineage.mostUpstream([p.d.id, p.c.id, p.b.id])).toBe(p.b.id);
-      expect(await lineage.mostUpstream([p.e.id, p.d.id, p.a.id])).toBe(p.a.id);
-      expect(await lineage.mostUpstream([p.d.id])).toBe(p.d.id);
-      expect(await lineage.mostUpstream([])).toBeNull();
+      expect(await lineage.mostUpstream([p.d.id, p.c.id, p.b.id], em)).toBe(p.b.id);
+      expect(await lineage.mostUpstream([p.e.id, p.d.id, p.a.id], em)).toBe(p.a.id);
+      expect(await lineage.mostUpstream([p.d.id], em)).toBe(p.d.id);
+      expect(await lineage.mostUpstream([], em)).toBeNull();
     });
   });
 });

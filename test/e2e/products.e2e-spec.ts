@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { DataSource, EntityManager } from 'typeorm';
 import { startApp, TestApp } from '../support/app';
 import { dbQuery } from '../support/db';
 import {
@@ -425,9 +426,12 @@ describe('data products', () => {
   describe('service methods for other modules', () => {
     let service: ProductsService;
     let tx: TransactionRunner;
+    // Outside a transaction the helpers read on the DataSource's manager.
+    let em: EntityManager;
 
     beforeAll(() => {
       service = t.app.get(ProductsService);
+      em = t.app.get(DataSource).manager;
       tx = t.app.get(TransactionRunner);
     });
 
@@ -437,12 +441,12 @@ describe('data products', () => {
         steward_ids: [viewer.id],
       });
       const b = await createProduct(t.http, editor, space);
-      expect(await service.getInSpace(space.id, a.id)).toEqual(a);
+      expect(await service.getInSpace(space.id, a.id, em)).toEqual(a);
       const other = await createSpace(t.http, admin);
-      await expect(service.getInSpace(other.id, a.id)).rejects.toMatchObject({ status: 404 });
-      const found = await service.findByIds([a.id, b.id, randomUUID()]);
+      await expect(service.getInSpace(other.id, a.id, em)).rejects.toMatchObject({ status: 404 });
+      const found = await service.findByIds([a.id, b.id, randomUUID()], em);
       expect(found.map((p) => p.id).sort()).toEqual([a.id, b.id].sort());
-      expect(await service.ownersAndStewardsOf([a.id, b.id])).toEqual([
+      expect(await service.ownersAndStewardsOf([a.id, b.id], em)).toEqual([
         { productId: a.id, ownerIds: [editor.id], stewardIds: [viewer.id] },
       ]);
     });

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { DataSource } from 'typeorm';
 import { startApp, TestApp } from '../support/app';
 import { dbQuery } from '../support/db';
 import { addMember, bearer, createSpace, createUser, rootUser, TestUser } from '../support/factories';
@@ -212,13 +213,15 @@ describe('spaces', () => {
       const actor = { userId: alice.id, email: alice.email, isSuperadmin: false } as Parameters<
         SpaceAccessPort['requireRole']
       >[0];
-      const on = await access.requireRole(actor, space.slug, 'viewer');
+      // Outside a transaction: the DataSource's manager.
+      const em = t.app.get(DataSource).manager;
+      const on = await access.requireRole(actor, space.slug, 'viewer', em);
       expect(() => access.requireFeature(on.space, 'quality.incidents')).not.toThrow();
       await t.http
         .patch(`${API}/spaces/${space.slug}/features`)
         .set(bearer(alice))
         .send({ 'quality.incidents': false });
-      const off = await access.requireRole(actor, space.id, 'admin');
+      const off = await access.requireRole(actor, space.id, 'admin', em);
       expect(off).toEqual(expect.objectContaining({ role: 'admin', effectiveRole: 'admin' }));
       expect(() => access.requireFeature(off.space, 'quality.incidents')).toThrow(
         expect.objectContaining({ status: 403, detail: expect.stringContaining('quality.incidents') }),

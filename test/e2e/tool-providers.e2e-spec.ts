@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { DataSource } from 'typeorm';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -1195,7 +1196,7 @@ describe('External tool providers over MCP (real stdio servers, real PostgreSQL)
       const scope = scopeFor(editor.id, target.id, binding.binding_id, provider.id);
       const consentId = randomUUID();
       expect(await grants.findActive(scope)).toBeNull();
-      await grants.grant(scope, consentId, new Date(Date.now() + 60_000));
+      await grants.grant(scope, consentId, new Date(Date.now() + 60_000), t.app.get(DataSource).manager);
       expect(await grants.findActive(scope)).toEqual({
         id: expect.any(String),
         consentId,
@@ -1204,10 +1205,15 @@ describe('External tool providers over MCP (real stdio servers, real PostgreSQL)
       expect(await grants.findActive({ ...scope, definitionId: randomUUID() })).toBeNull();
       expect(await grants.findActive({ ...scope, userId: viewer.id })).toBeNull();
       const expired = { ...scope, rootTaskId: randomUUID() };
-      await grants.grant(expired, randomUUID(), new Date(Date.now() - 1000));
+      await grants.grant(expired, randomUUID(), new Date(Date.now() - 1000), t.app.get(DataSource).manager);
       expect(await grants.findActive(expired)).toBeNull();
       const withDefinition = { ...scope, rootTaskId: randomUUID(), definitionId: randomUUID() };
-      await grants.grant(withDefinition, randomUUID(), new Date(Date.now() + 60_000));
+      await grants.grant(
+        withDefinition,
+        randomUUID(),
+        new Date(Date.now() + 60_000),
+        t.app.get(DataSource).manager,
+      );
       expect(await grants.findActive(withDefinition)).not.toBeNull();
     });
 
@@ -1216,7 +1222,7 @@ describe('External tool providers over MCP (real stdio servers, real PostgreSQL)
       const target = await createSpace(t.http, editor);
       const first = await boundWebSearch(target);
       const scope = scopeFor(editor.id, target.id, first.binding.binding_id, first.provider.id);
-      await grants.grant(scope, randomUUID(), new Date(Date.now() + 60_000));
+      await grants.grant(scope, randomUUID(), new Date(Date.now() + 60_000), t.app.get(DataSource).manager);
 
       // Binding the same tool again keeps the binding and its grants.
       const again = await as(editor).put(`/spaces/${target.slug}/ai/tool-capabilities/web_search`, {
@@ -1231,7 +1237,12 @@ describe('External tool providers over MCP (real stdio servers, real PostgreSQL)
       expect(await revokedAt(scope)).not.toBeNull();
 
       const secondScope = scopeFor(editor.id, target.id, second.binding.binding_id, second.provider.id);
-      await grants.grant(secondScope, randomUUID(), new Date(Date.now() + 60_000));
+      await grants.grant(
+        secondScope,
+        randomUUID(),
+        new Date(Date.now() + 60_000),
+        t.app.get(DataSource).manager,
+      );
       expect((await as(editor).delete(`/spaces/${target.slug}/ai/tool-capabilities/web_search`)).status).toBe(
         204,
       );
@@ -1244,7 +1255,7 @@ describe('External tool providers over MCP (real stdio servers, real PostgreSQL)
       const target = await createSpace(t.http, editor);
       const { provider, binding } = await boundWebSearch(target);
       const scope = scopeFor(editor.id, target.id, binding.binding_id, provider.id);
-      await grants.grant(scope, randomUUID(), new Date(Date.now() + 60_000));
+      await grants.grant(scope, randomUUID(), new Date(Date.now() + 60_000), t.app.get(DataSource).manager);
       expect((await admin().delete(`/admin/ai/tool-providers/${provider.id}`)).status).toBe(204);
       expect(await grants.findActive(scope)).toBeNull();
       expect(await revokedAt(scope)).not.toBeNull();
@@ -1264,7 +1275,7 @@ describe('External tool providers over MCP (real stdio servers, real PostgreSQL)
       const target = await createSpace(t.http, editor);
       const { provider, binding } = await boundWebSearch(target);
       const scope = scopeFor(editor.id, target.id, binding.binding_id, provider.id);
-      await grants.grant(scope, randomUUID(), new Date(Date.now() + 60_000));
+      await grants.grant(scope, randomUUID(), new Date(Date.now() + 60_000), t.app.get(DataSource).manager);
       await admin().patch(`/admin/ai/tool-providers/${provider.id}`, { env: { MCP_TEST_TOOLSET: 'bare' } });
       expect((await discover(provider.id)).body).toEqual({
         tools_added: 0,

@@ -58,7 +58,7 @@ export abstract class SpaceAccessPort {
     actor: Actor,
     spaceIdOrSlug: string,
     minRole: SpaceRoleName,
-    em?: EntityManager,
+    em: EntityManager,
   ): Promise<SpaceAccess>;
 
   /**
@@ -84,7 +84,7 @@ export abstract class SpaceAccessPort {
   abstract requireFeature(space: SpaceRef, feature: string): void;
 
   /** Which of these users are members of the space. */
-  abstract membersAmong(spaceId: string, userIds: string[], em?: EntityManager): Promise<Set<string>>;
+  abstract membersAmong(spaceId: string, userIds: string[], em: EntityManager): Promise<Set<string>>;
 }
 
 /**

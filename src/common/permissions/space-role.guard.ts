@@ -7,8 +7,10 @@ import {
   UseGuards,
 } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
+import { InjectDataSource } from '@nestjs/typeorm';
 import { ApiBearerAuth, ApiExtension } from '@nestjs/swagger';
 import type { Request } from 'express';
+import { DataSource } from 'typeorm';
 import { ACCESS_POLICY, AccessPolicy } from '../auth/access-policy';
 import { Unauthorized } from '../errors/domain-error';
 import { ApiProblems } from '../openapi/api-problems.decorator';
@@ -25,6 +27,7 @@ export class SpaceRoleGuard implements CanActivate {
   constructor(
     private readonly reflector: Reflector,
     private readonly access: SpaceAccessPort,
+    @InjectDataSource() private readonly dataSource: DataSource,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
@@ -37,7 +40,8 @@ export class SpaceRoleGuard implements CanActivate {
     request.spaceAccess =
       prefetched?.key === slug
         ? this.access.decide(request.actor, slug, prefetched.row, policy.role)
-        : await this.access.requireRole(request.actor, slug, policy.role);
+        : // No transaction in a guard: the DataSource's manager.
+          await this.access.requireRole(request.actor, slug, policy.role, this.dataSource.manager);
     return true;
   }
 }

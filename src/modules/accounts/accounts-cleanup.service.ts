@@ -2,6 +2,7 @@ import { Injectable, OnModuleInit } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { JobRunner } from '../../platform/jobs/job-runner.service';
+import { AccountsQueries } from './accounts.queries';
 
 /** Daily removal of sessions, tokens and failed sign-ins that can no longer matter. */
 @Injectable()
@@ -9,6 +10,7 @@ export class AccountsCleanupService implements OnModuleInit {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly jobs: JobRunner,
+    private readonly queries: AccountsQueries,
   ) {}
 
   onModuleInit(): void {
@@ -17,13 +19,10 @@ export class AccountsCleanupService implements OnModuleInit {
   }
 
   async purge(): Promise<void> {
-    // Revoked or expired sessions are kept a week for investigations; their refresh tokens go with them (cascade).
-    await this.dataSource.query(
-      `DELETE FROM sessions WHERE expires_at < now() - interval '7 days' OR revoked_at < now() - interval '7 days'`,
-    );
-    await this.dataSource.query(
-      `DELETE FROM password_reset_tokens WHERE expires_at < now() - interval '1 day'`,
-    );
-    await this.dataSource.query(`DELETE FROM login_failures WHERE failed_at < now() - interval '1 day'`);
+    // No transaction: each purge runs on the DataSource's manager.
+    const em = this.dataSource.manager;
+    await this.queries.purgeStaleSessions(em);
+    await this.queries.purgeStaleResetTokens(em);
+    await this.queries.purgeOldLoginFailures(em);
   }
 }

@@ -8,6 +8,7 @@ import { InstancesModule } from '../instances/instances.module';
 import { UsersModule } from '../users/users.module';
 import { AccountsCleanupService } from './accounts-cleanup.service';
 import { AuthController } from './auth.controller';
+import { AccountsQueries } from './accounts.queries';
 import { AuthService } from './auth.service';
 import { LoginFailure } from './entities/login-failure.entity';
 import { PasswordResetToken } from './entities/password-reset-token.entity';
@@ -30,7 +31,7 @@ import { SessionsService } from './sessions.service';
     }),
   ],
   controllers: [AuthController, ImpersonationController],
-  providers: [AuthService, SessionsService, JwtStrategy, AccountsCleanupService],
+  providers: [AuthService, SessionsService, JwtStrategy, AccountsCleanupService, AccountsQueries],
   exports: [SessionsService],
 })
 export class AccountsModule {}

@@ -36,6 +36,7 @@ import { ImpersonationTokenResponse, MessageResponse } from './dto/auth.response
 import { LoginFailure } from './entities/login-failure.entity';
 import { PasswordResetToken } from './entities/password-reset-token.entity';
 import { IssuedTokens, SessionsService } from './sessions.service';
+import { AccountsQueries } from './accounts.queries';
 
 export const LOCKOUT_FAILURES = 10;
 export const LOCKOUT_WINDOW_MS = 15 * 60 * 1000;
@@ -57,6 +58,7 @@ export class AuthService {
     private readonly audit: AuditService,
     private readonly apiKeys: ApiKeysService,
     private readonly instances: InstancesService,
+    private readonly queries: AccountsQueries,
   ) {}
 
   async register(caller: Actor | undefined, dto: RegisterDto, client: ClientInfo): Promise<UserResponse> {
@@ -65,7 +67,7 @@ export class AuthService {
     const passwordHash = await this.hasher.hash(dto.password);
     const user = await this.tx.run(async (em) => {
       // Serialises registrations so that only one account can bootstrap as the first superadmin.
-      await em.query(`SELECT pg_advisory_xact_lock(hashtext('verity:register'))`);
+      await this.queries.lockRegistrations(em);
       const bootstrap = !(await this.users.anyUserExists(em));
       if (!bootstrap && !callerIsSuperadmin) {
         if (!this.config.registrationOpen) {
@@ -110,7 +112,7 @@ export class AuthService {
   async login(form: TokenRequestDto, client: ClientInfo): Promise<IssuedTokens> {
     const email = form.username.trim().toLowerCase();
     await this.refuseWhileLockedOut(email);
-    const user = await this.users.findByEmailForLogin(email);
+    const user = await this.users.findByEmailForLogin(email, this.dataSource.manager);
     const valid = await this.hasher.verify(user?.passwordHash ?? null, form.password);
     if (!user || !valid) {
       await this.tx.run(async (em) => {
@@ -225,7 +227,7 @@ export class AuthService {
   }
 
   async forgotPassword(email: string): Promise<MessageResponse> {
-    const user = await this.users.findByEmailForLogin(email);
+    const user = await this.users.findByEmailForLogin(email, this.dataSource.manager);
     if (user?.isActive) {
       const token = randomToken();
       await this.tx.run(async (em) => {
@@ -358,11 +360,13 @@ export class AuthService {
   }
 
   private async refuseWhileLockedOut(email: string): Promise<void> {
-    const rows = (await this.dataSource.query(
-      `SELECT failed_at FROM login_failures WHERE email = $1 AND failed_at > now() - make_interval(secs => $2)
-        ORDER BY failed_at DESC LIMIT $3`,
-      [email, LOCKOUT_WINDOW_MS / 1000, LOCKOUT_FAILURES],
-    )) as { failed_at: Date }[];
+    // Outside any transaction: read on the DataSource's manager.
+    const rows = await this.queries.recentLoginFailures(
+      this.dataSource.manager,
+      email,
+      LOCKOUT_WINDOW_MS / 1000,
+      LOCKOUT_FAILURES,
+    );
     if (rows.length < LOCKOUT_FAILURES) return;
     const oldest = rows[rows.length - 1].failed_at.getTime();
     const retryAfter = Math.ceil((oldest + LOCKOUT_WINDOW_MS - Date.now()) / 1000);

@@ -8,6 +8,7 @@ import { PrefetchedSpace, SpaceAccessPort, SpaceAccessRow } from '../../common/p
 import { DEFAULT_INSTANCE_ID } from '../../database/instance-ids';
 import { PreparedQueries } from '../../database/prepared-queries';
 import { randomToken, tokenHash } from '../../platform/crypto/tokens';
+import { AccountsQueries } from './accounts.queries';
 import { RefreshToken } from './entities/refresh-token.entity';
 import { Session } from './entities/session.entity';
 
@@ -47,13 +48,6 @@ export interface ResolvedSession {
   space?: PrefetchedSpace;
 }
 
-// The user must still reach the session's instance: removing a member ends their tokens for it at once.
-const SESSION_SQL = `SELECT u.email, u.is_superadmin, s.impersonator_id, s.instance_id%SPACE%
-   FROM sessions s JOIN users u ON u.id = s.user_id
-  WHERE s.id = $1 AND s.user_id = $2 AND s.revoked_at IS NULL AND s.expires_at > now() AND u.is_active
-    AND (s.instance_id = '${DEFAULT_INSTANCE_ID}' OR u.is_superadmin
-         OR EXISTS (SELECT 1 FROM instance_memberships m WHERE m.instance_id = s.instance_id AND m.user_id = s.user_id))`;
-
 const inSeconds = (seconds: number) => new Date(Date.now() + seconds * 1000);
 
 /** Sessions, the tokens bound to them, and the per-request revocation check. */
@@ -64,6 +58,7 @@ export class SessionsService {
     private readonly jwt: JwtService,
     private readonly spaces: SpaceAccessPort,
     private readonly prepared: PreparedQueries,
+    private readonly queries: AccountsQueries,
   ) {}
 
   /**
@@ -71,17 +66,13 @@ export class SessionsService {
    * that checks the session is live and its user active.
    */
   async resolveActor(claims: AccessClaims, spaceKey?: string): Promise<ResolvedSession | null> {
-    let text = SESSION_SQL.replace('%SPACE%', '');
-    const values: unknown[] = [claims.sid, claims.sub];
     // The spaces of another instance are in its own database: its space guard looks there.
     const prefetch = spaceKey !== undefined && (claims.ins ?? DEFAULT_INSTANCE_ID) === DEFAULT_INSTANCE_ID;
-    if (prefetch) {
-      // A `{slug}` route: the space and the caller's role come along in the same round trip.
-      const spaceSql = this.spaces.prefetchSql(spaceKey, '$3', 's.user_id');
-      text = SESSION_SQL.replace('%SPACE%', `, ${spaceSql} AS space`);
-      values.push(spaceKey);
-    }
-    const [row] = await this.prepared.query<ActorRow>(text, values);
+    // A `{slug}` route: the space and the caller's role come along in the same round trip.
+    const space = prefetch
+      ? { sql: this.spaces.prefetchSql(spaceKey, '$3', 's.user_id'), key: spaceKey }
+      : undefined;
+    const [row] = await this.queries.liveSession<ActorRow>(this.prepared, claims.sid, claims.sub, space);
     if (!row) return null;
     if ((row.impersonator_id ?? undefined) !== claims.act?.sub) return null;
     if ((claims.ins ?? DEFAULT_INSTANCE_ID) !== row.instance_id) return null;

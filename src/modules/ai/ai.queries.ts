@@ -132,7 +132,7 @@ export class AiQueries {
 
   /** The provider configuration stored for `scope` in the current database. */
   async config<Row>(scope: string): Promise<Row | undefined> {
-    const [row] = await this.prepared.query<Row>(CONFIG_SQL, [scope]);
+    const [row] = await this.prepared.queryOutsideTransaction<Row>(CONFIG_SQL, [scope]);
     return row;
   }
 
@@ -144,13 +144,13 @@ export class AiQueries {
 
   /** The scope's provider configuration and the feature's profile with its fallback, in one round trip. */
   async route<Row>(feature: string, scope: string): Promise<Row> {
-    const [row] = await this.prepared.query<Row>(ROUTE_SQL, [feature, scope]);
+    const [row] = await this.prepared.queryOutsideTransaction<Row>(ROUTE_SQL, [feature, scope]);
     return row;
   }
 
   /** The active version of a prompt, if one is stored. */
   async activePrompt<Row>(key: string): Promise<Row | undefined> {
-    const [row] = await this.prepared.query<Row>(ACTIVE_PROMPT_SQL, [key]);
+    const [row] = await this.prepared.queryOutsideTransaction<Row>(ACTIVE_PROMPT_SQL, [key]);
     return row;
   }
 
@@ -161,7 +161,7 @@ export class AiQueries {
     feature: string,
     environmentLimit: boolean,
   ): Promise<Row> {
-    const [row] = await this.prepared.query<Row>(BUDGET_SNAPSHOT_SQL, [
+    const [row] = await this.prepared.queryOutsideTransaction<Row>(BUDGET_SNAPSHOT_SQL, [
       monthStart,
       dayStart,
       feature,
@@ -172,32 +172,32 @@ export class AiQueries {
 
   /** Rollup rows from `since` (inclusive) to `until` (exclusive; null: no end), newest day first. */
   async usageDays(since: string, until: string | null): Promise<AiRow[]> {
-    return this.prepared.query<AiRow>(USAGE_SQL, [since, until]);
+    return this.prepared.queryOutsideTransaction<AiRow>(USAGE_SQL, [since, until]);
   }
 
   /** Writes a log entry, the rollups, its spans and its run (WRITE_LOG_SQL's $1…$26, in order). */
   async writeLog(params: unknown[]): Promise<Date> {
-    const [row] = await this.prepared.query<{ created_at: Date }>(WRITE_LOG_SQL, params);
+    const [row] = await this.prepared.queryOutsideTransaction<{ created_at: Date }>(WRITE_LOG_SQL, params);
     return row.created_at;
   }
 
   /** Writes one span: $1 run, $2 log, $3 attempt, $4 name, $5 status, $6 start, $7 duration, $8 detail (JSON). */
   async writeSpan(params: unknown[]): Promise<void> {
-    await this.prepared.query(WRITE_SPAN_SQL, params);
+    await this.prepared.queryOutsideTransaction(WRITE_SPAN_SQL, params);
   }
 
   async startRun(id: string, feature: string, userId: string | null, spaceId: string | null): Promise<void> {
-    await this.prepared.query(
+    await this.prepared.queryOutsideTransaction(
       `INSERT INTO ai_workflow_runs (id, feature, status, user_id, space_id, started_at) VALUES ($1, $2, 'running', $3, $4, now())`,
       [id, feature, userId, spaceId],
     );
   }
 
   async finishRun(runId: string, status: 'succeeded' | 'failed'): Promise<void> {
-    await this.prepared.query(`UPDATE ai_workflow_runs SET status = $2, finished_at = now() WHERE id = $1`, [
-      runId,
-      status,
-    ]);
+    await this.prepared.queryOutsideTransaction(
+      `UPDATE ai_workflow_runs SET status = $2, finished_at = now() WHERE id = $1`,
+      [runId, status],
+    );
   }
 
   // Reports and upkeep, through the caller's `em`.

@@ -1,4 +1,5 @@
 import type { PreparedQueries } from '../../database/prepared-queries';
+import { ApiKeysQueries } from './api-keys.queries';
 import { ApiKeysService } from './api-keys.service';
 
 const KEY = `vk_${'b'.repeat(43)}`;
@@ -6,14 +7,14 @@ const KEY = `vk_${'b'.repeat(43)}`;
 describe('ApiKeysService.instanceOfKey', () => {
   const queries: unknown[][] = [];
   const prepared = {
-    query: (_text: string, values: unknown[]) => {
+    queryOutsideTransaction: (_text: string, values: unknown[]) => {
       queries.push(values);
       return Promise.resolve(queries.length === 1 ? [{ instance_id: 'instance-1' }] : []);
     },
   } as unknown as PreparedQueries;
   // Only the prepared queries are used by this method.
   const none = undefined as never;
-  const service = new ApiKeysService(none, none, none, none, none, none, prepared);
+  const service = new ApiKeysService(none, none, none, none, none, none, prepared, new ApiKeysQueries());
 
   it("reads a key's instance once per process, by the key's hash, and never for what is no key", async () => {
     expect(await service.instanceOfKey(KEY)).toBe('instance-1');

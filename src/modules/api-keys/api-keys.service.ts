@@ -14,6 +14,7 @@ import { TransactionRunner } from '../../database/transaction-runner';
 import { AuditService } from '../../platform/audit/audit.service';
 import { randomToken, tokenHash } from '../../platform/crypto/tokens';
 import { OutboxService } from '../../platform/outbox/outbox.service';
+import { ApiKeysQueries } from './api-keys.queries';
 import { toApiKeyResponse } from './api-keys.mapper';
 import { CreateApiKeyDto, ListApiKeysQuery, UpdateApiKeyDto } from './dto/api-key.requests';
 import { ApiKeyResponse, CreatedApiKeyResponse } from './dto/api-key.response';
@@ -43,14 +44,6 @@ export interface ResolvedApiKey {
   space?: PrefetchedSpace;
 }
 
-// The creator must still reach the key's instance (a key belongs to one instance, docs/decisions.md#instance-of-a-credential).
-const KEY_SQL = `SELECT k.id, k.user_id, k.instance_id, k.rate_limit_tier, k.last_used_at, u.email, u.is_superadmin%SPACE%
-   FROM api_keys k JOIN users u ON u.id = k.user_id
-  WHERE k.key_hash = $1 AND k.revoked_at IS NULL AND (k.expires_at IS NULL OR k.expires_at > now())
-    AND u.is_active
-    AND (k.instance_id = '${DEFAULT_INSTANCE_ID}' OR u.is_superadmin
-         OR EXISTS (SELECT 1 FROM instance_memberships m WHERE m.instance_id = k.instance_id AND m.user_id = k.user_id))`;
-
 /** Only a superadmin may give a key more than the standard tier (docs/decisions.md#api-key-tiers). */
 function requireTierAllowed(actor: Actor, tier: RateLimitTier, current: RateLimitTier | null): void {
   if (tier === 'standard' || tier === current || actor.isSuperadmin) return;
@@ -75,6 +68,7 @@ export class ApiKeysService {
     private readonly outbox: OutboxService,
     private readonly spaces: SpaceAccessPort,
     private readonly prepared: PreparedQueries,
+    private readonly queries: ApiKeysQueries,
   ) {}
 
   async list(actor: Actor, query: ListApiKeysQuery): Promise<Page<ApiKeyResponse>> {
@@ -197,14 +191,12 @@ export class ApiKeysService {
    * active. `last_used_at` is written at most once a minute per key.
    */
   async resolveActor(secret: string, spaceKey?: string): Promise<ResolvedApiKey | null> {
-    let text = KEY_SQL.replace('%SPACE%', '');
-    const values: unknown[] = [tokenHash(secret)];
-    if (spaceKey !== undefined) {
-      // A `{slug}` route: the space and the creator's role come along in the same round trip.
-      text = KEY_SQL.replace('%SPACE%', `, ${this.spaces.prefetchSql(spaceKey, '$2', 'k.user_id')} AS space`);
-      values.push(spaceKey);
-    }
-    const [row] = await this.prepared.query<KeyActorRow>(text, values);
+    // A `{slug}` route: the space and the creator's role come along in the same round trip.
+    const space =
+      spaceKey !== undefined
+        ? { sql: this.spaces.prefetchSql(spaceKey, '$2', 'k.user_id'), key: spaceKey }
+        : undefined;
+    const [row] = await this.queries.liveKey<KeyActorRow>(this.prepared, tokenHash(secret), space);
     if (!row) return null;
     if (!row.last_used_at || Date.now() - row.last_used_at.getTime() >= LAST_USED_RESOLUTION_SECONDS * 1000) {
       await this.touch(row.id);
@@ -236,10 +228,7 @@ export class ApiKeysService {
     const hash = tokenHash(secret);
     const known = this.keyInstances.get(hash);
     if (known !== undefined) return known;
-    const [row] = await this.prepared.query<{ instance_id: string }>(
-      'SELECT instance_id FROM api_keys WHERE key_hash = $1',
-      [hash],
-    );
+    const [row] = await this.queries.instanceOfKey(this.prepared, hash);
     if (!row) return null;
     this.keyInstances.set(hash, row.instance_id);
     return row.instance_id;
@@ -248,11 +237,8 @@ export class ApiKeysService {
   // The condition makes concurrent requests of one key write once; a failure must not fail the request.
   private async touch(keyId: string): Promise<void> {
     try {
-      await this.dataSource.query(
-        `UPDATE api_keys SET last_used_at = now()
-          WHERE id = $1 AND (last_used_at IS NULL OR last_used_at <= now() - make_interval(secs => $2))`,
-        [keyId, LAST_USED_RESOLUTION_SECONDS],
-      );
+      // Outside the request's work: on the DataSource's manager.
+      await this.queries.touch(this.dataSource.manager, keyId, LAST_USED_RESOLUTION_SECONDS);
     } catch (error) {
       this.logger.warn(`Could not record the use of API key ${keyId}: ${(error as Error).message}`);
     }

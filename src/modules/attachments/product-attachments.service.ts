@@ -24,7 +24,7 @@ export class ProductAttachmentsService {
   ) {}
 
   async list(_actor: Actor, access: SpaceAccess, productId: string): Promise<AttachmentResponse[]> {
-    await this.products.getInSpace(access.space.id, productId);
+    await this.products.getInSpace(access.space.id, productId, this.dataSource.manager);
     const rows = await this.dataSource.getRepository(Attachment).find({
       where: { productId },
       relations: { uploader: true },
@@ -41,7 +41,7 @@ export class ProductAttachmentsService {
   ): Promise<AttachmentResponse> {
     const spaceId = access.space.id;
     // The product is checked before a byte of the body is read.
-    await this.products.getInSpace(spaceId, productId);
+    await this.products.getInSpace(spaceId, productId, this.dataSource.manager);
     const { id, storageKey } = this.store.newId();
     const file = await this.store.receive(upload, storageKey, []);
     try {

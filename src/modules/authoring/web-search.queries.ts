@@ -1,7 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { PreparedQueries } from '../../database/prepared-queries';
-import { activeGrantSql } from '../tool-providers/tool-grants.service';
-import { boundWebSearchSql, BoundWebSearchRow } from '../tool-providers/web-search-capability.service';
+import {
+  activeGrantSql,
+  boundWebSearchSql,
+  BoundWebSearchRow,
+} from '../tool-providers/tool-providers.queries';
 import type { WebSearchResult } from './web-search-rules';
 
 /*
@@ -244,7 +247,7 @@ export class WebSearchQueries {
 
   /** Everything a search decides on, and its reservation (SEARCH_SQL); none when the task is not in the space. */
   async search(p: SearchParams): Promise<SearchRow | undefined> {
-    const [row] = await this.prepared.query<SearchRow>(SEARCH_SQL, [
+    const [row] = await this.prepared.queryOutsideTransaction<SearchRow>(SEARCH_SQL, [
       p.taskId,
       p.spaceId,
       p.userId,
@@ -258,7 +261,7 @@ export class WebSearchQueries {
 
   /** The reservation again, after stale reservations were freed (RESERVE_SQL). */
   async reserve(p: ReserveParams): Promise<ReservationRow> {
-    const [row] = await this.prepared.query<ReservationRow>(RESERVE_SQL, [
+    const [row] = await this.prepared.queryOutsideTransaction<ReservationRow>(RESERVE_SQL, [
       p.taskId,
       p.keyHash,
       p.query,
@@ -274,18 +277,18 @@ export class WebSearchQueries {
 
   /** Gives back a quota slot taken without a reservation. */
   async giveBack(taskId: string): Promise<void> {
-    await this.prepared.query(GIVE_BACK_SQL, [taskId]);
+    await this.prepared.queryOutsideTransaction(GIVE_BACK_SQL, [taskId]);
   }
 
   /** Frees the slots of the task's stale reservations; the row answers how many (none: the task is gone). */
   async freeStale(taskId: string): Promise<{ freed: number } | undefined> {
-    const [freed] = await this.prepared.query<{ freed: number }>(FREE_STALE_SQL, [taskId]);
+    const [freed] = await this.prepared.queryOutsideTransaction<{ freed: number }>(FREE_STALE_SQL, [taskId]);
     return freed;
   }
 
   /** Removes a failed call's reservation and gives its slot back. */
   async release(reservationId: string): Promise<void> {
-    await this.prepared.query(RELEASE_SQL, [reservationId]);
+    await this.prepared.queryOutsideTransaction(RELEASE_SQL, [reservationId]);
   }
 
   /** Stores the results on the reservation (COMPLETE_SQL). */
@@ -296,7 +299,7 @@ export class WebSearchQueries {
     runId: string,
     taskId: string,
   ): Promise<{ completed: number; calls_used: number }[]> {
-    return this.prepared.query<{ completed: number; calls_used: number }>(COMPLETE_SQL, [
+    return this.prepared.queryOutsideTransaction<{ completed: number; calls_used: number }>(COMPLETE_SQL, [
       reservationId,
       JSON.stringify(results),
       JSON.stringify(dropped),

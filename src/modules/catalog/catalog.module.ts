@@ -14,7 +14,10 @@ import { Product } from './entities/product.entity';
 import { GovernanceDirectoryModule } from './governance-directory.module';
 import { LineageController } from './lineage.controller';
 import { LineageService } from './lineage.service';
+import { LineageQueries } from './lineage.queries';
+import { ProductReadModelQueries } from './product-read-model.queries';
 import { ProductReadModel } from './product-read-model.service';
+import { ProductQueries } from './products.queries';
 import { ProductsController } from './products.controller';
 import { ProductsService } from './products.service';
 
@@ -32,6 +35,9 @@ import { ProductsService } from './products.service';
     ProductsService,
     ProductReadModel,
     LineageService,
+    ProductQueries,
+    ProductReadModelQueries,
+    LineageQueries,
     AccessRequestsService,
     AccessRequestNotifier,
   ],

@@ -1,3 +1,4 @@
+import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import type { AncestorPair } from './lineage-graph';
 
@@ -10,15 +11,23 @@ export interface GraphRows {
  * The recursive walks over `lineage_edges`. Downstream steps use the primary
  * key (upstream_id, downstream_id), upstream steps the (downstream_id,
  * upstream_id) index. Walks that only collect ids use UNION on the id alone,
- * so each product is visited once and the walk ends on any graph.
+ * so each product is visited once and the walk ends on any graph. Raw SQL
+ * because the repository API has no recursive query; the per-space advisory
+ * lock (no table, no index) has no repository form either.
  */
+@Injectable()
 export class LineageQueries {
+  /** Serialises the edge writes of one space until the transaction ends. */
+  async lockSpace(em: EntityManager, spaceId: string): Promise<void> {
+    await em.query(`SELECT pg_advisory_xact_lock(hashtext($1))`, [`lineage:${spaceId}`]);
+  }
+
   /**
    * The lineage graph around a product in one statement: a depth-limited
    * walk per direction (each step an index lookup), every product reached at
    * its shortest distance with its name, and every edge between two of them.
    */
-  static async graph(
+  async graph(
     em: EntityManager,
     productId: string,
     directions: ('upstream' | 'downstream')[],
@@ -54,7 +63,7 @@ export class LineageQueries {
   }
 
   /** The products directly upstream of `productId` (feeding it) and directly downstream (fed by it), by name. */
-  static async neighbours(
+  async neighbours(
     em: EntityManager,
     productId: string,
     limit: number,
@@ -70,7 +79,7 @@ export class LineageQueries {
   }
 
   /** Every product downstream of `productId`, any depth (itself excluded). */
-  static async downstreamIds(em: EntityManager, productId: string): Promise<string[]> {
+  async downstreamIds(em: EntityManager, productId: string): Promise<string[]> {
     const rows = (await em.query(
       `WITH RECURSIVE down(id) AS (
          SELECT downstream_id FROM lineage_edges WHERE upstream_id = $1
@@ -88,10 +97,7 @@ export class LineageQueries {
    * excluded), by name. The names are looked up per reached product (a scalar subquery):
    * the walk's size is unknown to the planner, which would otherwise hash all products.
    */
-  static async downstreamProducts(
-    em: EntityManager,
-    productId: string,
-  ): Promise<{ id: string; name: string }[]> {
+  async downstreamProducts(em: EntityManager, productId: string): Promise<{ id: string; name: string }[]> {
     return (await em.query(
       `WITH RECURSIVE down(id) AS (
          SELECT downstream_id FROM lineage_edges WHERE upstream_id = $1
@@ -107,7 +113,7 @@ export class LineageQueries {
   }
 
   /** `productId`, its ancestors and its descendants (any depth). */
-  static async relatedIds(em: EntityManager, productId: string): Promise<string[]> {
+  async relatedIds(em: EntityManager, productId: string): Promise<string[]> {
     const rows = (await em.query(
       `WITH RECURSIVE down(id) AS (
          SELECT $1::uuid
@@ -125,7 +131,7 @@ export class LineageQueries {
   }
 
   /** Whether `to` is downstream of `from` (any depth); stops at the first hit. */
-  static async reaches(em: EntityManager, from: string, to: string): Promise<boolean> {
+  async reaches(em: EntityManager, from: string, to: string): Promise<boolean> {
     const rows = (await em.query(
       `WITH RECURSIVE down(id) AS (
          SELECT downstream_id FROM lineage_edges WHERE upstream_id = $1
@@ -139,7 +145,7 @@ export class LineageQueries {
   }
 
   /** (product, ancestor) for every member of `ids` and every member that is upstream of it. */
-  static async ancestorPairsWithin(em: EntityManager, ids: string[]): Promise<AncestorPair[]> {
+  async ancestorPairsWithin(em: EntityManager, ids: string[]): Promise<AncestorPair[]> {
     return (await em.query(
       `WITH RECURSIVE up(product, ancestor) AS (
          SELECT e.downstream_id, e.upstream_id FROM lineage_edges e WHERE e.downstream_id = ANY($1::uuid[])

@@ -25,6 +25,7 @@ export class LineageService {
     private readonly tx: TransactionRunner,
     private readonly outbox: OutboxService,
     private readonly audit: AuditService,
+    private readonly queries: LineageQueries,
   ) {}
 
   async addEdge(
@@ -36,7 +37,7 @@ export class LineageService {
     const { upstream_id: upstreamId, downstream_id: downstreamId } = dto;
     return this.tx.run(async (em) => {
       // Edge writes of one space are serialised, so two concurrent edges cannot close a cycle together.
-      await em.query(`SELECT pg_advisory_xact_lock(hashtext($1))`, [`lineage:${spaceId}`]);
+      await this.queries.lockSpace(em, spaceId);
       const found = new Set(
         (
           await em.getRepository(Product).find({
@@ -62,7 +63,7 @@ export class LineageService {
       if (await edges.existsBy({ upstreamId, downstreamId })) {
         throw new Conflict('This lineage edge already exists.', 'lineage_edge_exists');
       }
-      if (await LineageQueries.reaches(em, downstreamId, upstreamId)) {
+      if (await this.queries.reaches(em, downstreamId, upstreamId)) {
         throw new Conflict(
           'The edge would close a cycle: the upstream product is already downstream of the downstream product.',
           'lineage_cycle',
@@ -123,7 +124,7 @@ export class LineageService {
     }
     const direction = query.direction ?? 'both';
     const directions = direction === 'both' ? (['downstream', 'upstream'] as const) : ([direction] as const);
-    const graph = await LineageQueries.graph(em, productId, [...directions], query.depth ?? 3);
+    const graph = await this.queries.graph(em, productId, [...directions], query.depth ?? 3);
     // Nearest first, then by name (plain code-point order: thousands of nodes, no collation cost).
     graph.nodes.sort((a, b) => a.depth - b.depth || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     return graph;
@@ -134,23 +135,23 @@ export class LineageService {
   /** Direct lineage neighbours of a product, at most `limit` each way (AI explanations). */
   async neighbours(
     productId: string,
-    limit = 20,
-    em?: EntityManager,
+    limit: number,
+    em: EntityManager,
   ): Promise<{ upstream: { id: string; name: string }[]; downstream: { id: string; name: string }[] }> {
-    const rows = await LineageQueries.neighbours(em ?? this.dataSource.manager, productId, limit);
+    const rows = await this.queries.neighbours(em, productId, limit);
     const pick = (direction: string) =>
       rows.filter((r) => r.direction === direction).map((r) => ({ id: r.id, name: r.name }));
     return { upstream: pick('upstream'), downstream: pick('downstream') };
   }
 
   /** Blast radius: every product downstream of `productId`, at any depth (itself excluded). */
-  downstreamOf(productId: string, em?: EntityManager): Promise<string[]> {
-    return LineageQueries.downstreamIds(em ?? this.dataSource.manager, productId);
+  downstreamOf(productId: string, em: EntityManager): Promise<string[]> {
+    return this.queries.downstreamIds(em, productId);
   }
 
   /** The blast radius with names: every product downstream of `productId` (itself excluded), by name. */
-  downstreamProducts(productId: string, em?: EntityManager): Promise<{ id: string; name: string }[]> {
-    return LineageQueries.downstreamProducts(em ?? this.dataSource.manager, productId);
+  downstreamProducts(productId: string, em: EntityManager): Promise<{ id: string; name: string }[]> {
+    return this.queries.downstreamProducts(em, productId);
   }
 
   /**
@@ -158,22 +159,21 @@ export class LineageService {
    * direction (its ancestors and descendants, any depth): what an alert on
    * it correlates with.
    */
-  relatedIds(productId: string, em?: EntityManager): Promise<string[]> {
-    return LineageQueries.relatedIds(em ?? this.dataSource.manager, productId);
+  relatedIds(productId: string, em: EntityManager): Promise<string[]> {
+    return this.queries.relatedIds(em, productId);
   }
 
   /** Whether two products are linked by lineage in either direction (any depth), or are the same product. */
-  async connected(a: string, b: string, em?: EntityManager): Promise<boolean> {
+  async connected(a: string, b: string, em: EntityManager): Promise<boolean> {
     if (a === b) return true;
-    const manager = em ?? this.dataSource.manager;
-    return (await LineageQueries.reaches(manager, a, b)) || (await LineageQueries.reaches(manager, b, a));
+    return (await this.queries.reaches(em, a, b)) || (await this.queries.reaches(em, b, a));
   }
 
   /** The most upstream of these products (see pickMostUpstream); null for none. */
-  async mostUpstream(productIds: string[], em?: EntityManager): Promise<string | null> {
+  async mostUpstream(productIds: string[], em: EntityManager): Promise<string | null> {
     const ids = [...new Set(productIds)];
     if (ids.length <= 1) return ids[0] ?? null;
-    const pairs = await LineageQueries.ancestorPairsWithin(em ?? this.dataSource.manager, ids);
+    const pairs = await this.queries.ancestorPairsWithin(em, ids);
     return pickMostUpstream(ids, pairs);
   }
 }

@@ -1,4 +1,6 @@
+import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
+import type { GovernanceRole } from './entities/product-role.entity';
 import { PersonRef, ProductResponse } from './dto/product.responses';
 
 /** Filters of the product list; each one given narrows it (AND). */
@@ -85,10 +87,21 @@ function toResponse(row: ProductRow): ProductResponse {
  * Reads of the product read model. They are the catalog's hot path (lists
  * and gets on large spaces), so they are plain SQL: one statement per read,
  * served by products_space_name_key (space, order), the trigram, tag and
- * type indexes, and the product_roles primary key.
+ * type indexes, and the product_roles primary key. The catalog's other raw
+ * statements are here for the same reason (one round trip each):
+ * - product names by ids: the products primary key; ids by names:
+ *   products_space_name_key;
+ * - "involved in any product": product_roles_user_idx, then a scan of
+ *   products by created_by (the onboarding checklist, once per user);
+ * - a governance role granted idempotently (`ON CONFLICT DO NOTHING
+ *   RETURNING`): the product_roles primary key;
+ * - the space's product counter, moved in the writing transaction:
+ *   product_counts' primary key (space_id), and products_space_name_key for
+ *   the first count.
  */
+@Injectable()
 export class ProductQueries {
-  static async one(em: EntityManager, spaceId: string, productId: string): Promise<ProductResponse | null> {
+  async one(em: EntityManager, spaceId: string, productId: string): Promise<ProductResponse | null> {
     const rows = (await em.query(`${selectProducts()} WHERE p.id = $1 AND p.space_id = $2`, [
       productId,
       spaceId,
@@ -96,7 +109,7 @@ export class ProductQueries {
     return rows[0] ? toResponse(rows[0]) : null;
   }
 
-  static async byIds(em: EntityManager, ids: string[]): Promise<ProductResponse[]> {
+  async byIds(em: EntityManager, ids: string[]): Promise<ProductResponse[]> {
     const rows = (await em.query(`${selectProducts()} WHERE p.id = ANY($1::uuid[])`, [ids])) as ProductRow[];
     return rows.map(toResponse);
   }
@@ -107,7 +120,7 @@ export class ProductQueries {
    * the same statement. `total` is null when that is unknown (an empty page
    * of an unfiltered list, or a space without a counter yet).
    */
-  static async page(
+  async page(
     em: EntityManager,
     spaceId: string,
     filters: ProductFilters,
@@ -151,5 +164,71 @@ export class ProductQueries {
       total = count.n;
     }
     return { items: rows.map(toResponse), total };
+  }
+
+  /** Id and name of the products that exist among `ids` (in `spaceId` only, when given), by name. */
+  async namesOf(
+    em: EntityManager,
+    ids: string[],
+    spaceId: string | null,
+  ): Promise<{ id: string; name: string }[]> {
+    return (await em.query(
+      `SELECT id, name FROM products WHERE id = ANY($1::uuid[]) AND ($2::uuid IS NULL OR space_id = $2)
+        ORDER BY name, id`,
+      [ids, spaceId],
+    )) as { id: string; name: string }[];
+  }
+
+  /** Whether the user created a product or holds a governance role on one. */
+  async isInvolvedInAnyProduct(em: EntityManager, userId: string): Promise<boolean> {
+    const [row] = (await em.query(
+      `SELECT EXISTS (SELECT 1 FROM product_roles WHERE user_id = $1)
+           OR EXISTS (SELECT 1 FROM products WHERE created_by = $1) AS found`,
+      [userId],
+    )) as { found: boolean }[];
+    return row.found;
+  }
+
+  /** Id and name of the space's products among `names`. */
+  async idsByName(
+    em: EntityManager,
+    spaceId: string,
+    names: string[],
+  ): Promise<{ id: string; name: string }[]> {
+    return (await em.query(`SELECT id, name FROM products WHERE space_id = $1 AND name = ANY($2)`, [
+      spaceId,
+      names,
+    ])) as { id: string; name: string }[];
+  }
+
+  /** Grants the role unless held; answers whether it was inserted. */
+  async grantRole(
+    em: EntityManager,
+    productId: string,
+    userId: string,
+    role: GovernanceRole,
+  ): Promise<boolean> {
+    const inserted = (await em.query(
+      `INSERT INTO product_roles (product_id, user_id, role) VALUES ($1, $2, $3)
+         ON CONFLICT DO NOTHING RETURNING product_id`,
+      [productId, userId, role],
+    )) as unknown[];
+    return inserted.length > 0;
+  }
+
+  /** Moves the space's product counter by `delta`, creating it from a count the first time. */
+  async countProducts(em: EntityManager, spaceId: string, delta: 1 | -1): Promise<void> {
+    const [, updated] = (await em.query(`UPDATE product_counts SET total = total + $2 WHERE space_id = $1`, [
+      spaceId,
+      delta,
+    ])) as [unknown, number];
+    if (updated) return;
+    // First count for the space: count what is there (this transaction's change included).
+    await em.query(
+      `INSERT INTO product_counts (space_id, total)
+       SELECT $1, count(*) FROM products WHERE space_id = $1
+       ON CONFLICT (space_id) DO UPDATE SET total = product_counts.total + $2`,
+      [spaceId, delta],
+    );
   }
 }

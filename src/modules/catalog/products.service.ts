@@ -42,6 +42,7 @@ export class ProductsService {
     private readonly tx: TransactionRunner,
     private readonly outbox: OutboxService,
     private readonly audit: AuditService,
+    private readonly queries: ProductQueries,
   ) {}
 
   // Routes.
@@ -78,7 +79,7 @@ export class ProductsService {
       );
       await this.setRoles(em, product.id, 'owner', dto.owner_ids ?? []);
       await this.setRoles(em, product.id, 'steward', dto.steward_ids ?? []);
-      await this.countProducts(em, spaceId, +1);
+      await this.queries.countProducts(em, spaceId, +1);
       const response = await this.load(em, spaceId, product.id);
       await this.outbox.append(em, {
         type: 'product.created',
@@ -103,7 +104,7 @@ export class ProductsService {
       filters.criticalityIds = await this.metadata.idsNamed(spaceId, 'criticality-levels', query.criticality);
       if (!filters.criticalityIds.length) return { items: [], total: 0 };
     }
-    const { items, total } = await ProductQueries.page(
+    const { items, total } = await this.queries.page(
       em,
       spaceId,
       filters,
@@ -194,7 +195,7 @@ export class ProductsService {
       if (!product) throw new NotFound('product', productId);
       // Governance roles, lineage edges and access requests go with it (foreign keys cascade).
       await em.getRepository(Product).delete(product.id);
-      await this.countProducts(em, spaceId, -1);
+      await this.queries.countProducts(em, spaceId, -1);
       await this.outbox.append(em, {
         type: 'product.deleted',
         spaceId,
@@ -214,28 +215,20 @@ export class ProductsService {
   // For other modules (quality, policies, risks, connectors, ...).
 
   /** The product read model, or 404 when the product is not in the space. */
-  getInSpace(spaceId: string, productId: string, em?: EntityManager): Promise<ProductResponse> {
-    return this.load(em ?? this.dataSource.manager, spaceId, productId);
+  getInSpace(spaceId: string, productId: string, em: EntityManager): Promise<ProductResponse> {
+    return this.load(em, spaceId, productId);
   }
 
   /** Read models of the products that exist among `ids`, in no particular order. */
-  findByIds(ids: string[], em?: EntityManager): Promise<ProductResponse[]> {
+  findByIds(ids: string[], em: EntityManager): Promise<ProductResponse[]> {
     if (!ids.length) return Promise.resolve([]);
-    return ProductQueries.byIds(em ?? this.dataSource.manager, ids);
+    return this.queries.byIds(em, ids);
   }
 
   /** Id and name of the products that exist among `ids` (in `spaceId` only, when given), by name. */
-  async namesOf(
-    ids: string[],
-    em?: EntityManager,
-    spaceId?: string,
-  ): Promise<{ id: string; name: string }[]> {
+  async namesOf(ids: string[], em: EntityManager, spaceId?: string): Promise<{ id: string; name: string }[]> {
     if (!ids.length) return [];
-    return (await (em ?? this.dataSource.manager).query(
-      `SELECT id, name FROM products WHERE id = ANY($1::uuid[]) AND ($2::uuid IS NULL OR space_id = $2)
-        ORDER BY name, id`,
-      [ids, spaceId ?? null],
-    )) as { id: string; name: string }[];
+    return this.queries.namesOf(em, ids, spaceId ?? null);
   }
 
   // Used by the permissions export and import.
@@ -260,22 +253,14 @@ export class ProductsService {
   }
 
   /** Whether the user created a product or holds a governance role on one (the onboarding checklist). */
-  async isInvolvedInAnyProduct(userId: string): Promise<boolean> {
-    const [row] = (await this.dataSource.query(
-      `SELECT EXISTS (SELECT 1 FROM product_roles WHERE user_id = $1)
-           OR EXISTS (SELECT 1 FROM products WHERE created_by = $1) AS found`,
-      [userId],
-    )) as { found: boolean }[];
-    return row.found;
+  async isInvolvedInAnyProduct(userId: string, em: EntityManager): Promise<boolean> {
+    return this.queries.isInvolvedInAnyProduct(em, userId);
   }
 
   /** Product ids by name in one space (names are unique per space). */
   async idsByName(em: EntityManager, spaceId: string, names: string[]): Promise<Map<string, string>> {
     if (!names.length) return new Map();
-    const rows = (await em.query(`SELECT id, name FROM products WHERE space_id = $1 AND name = ANY($2)`, [
-      spaceId,
-      names,
-    ])) as { id: string; name: string }[];
+    const rows = await this.queries.idsByName(em, spaceId, names);
     return new Map(rows.map((row) => [row.name, row.id]));
   }
 
@@ -288,21 +273,16 @@ export class ProductsService {
     granted: boolean,
   ): Promise<boolean> {
     if (granted) {
-      const inserted = (await em.query(
-        `INSERT INTO product_roles (product_id, user_id, role) VALUES ($1, $2, $3)
-         ON CONFLICT DO NOTHING RETURNING product_id`,
-        [productId, userId, role],
-      )) as unknown[];
-      return inserted.length > 0;
+      return this.queries.grantRole(em, productId, userId, role);
     }
     const result = await em.getRepository(ProductRole).delete({ productId, userId, role });
     return (result.affected ?? 0) > 0;
   }
 
   /** Owner and steward ids per product (products without any are left out). */
-  async ownersAndStewardsOf(productIds: string[], em?: EntityManager): Promise<ProductGovernance[]> {
+  async ownersAndStewardsOf(productIds: string[], em: EntityManager): Promise<ProductGovernance[]> {
     if (!productIds.length) return [];
-    const roles = await (em ?? this.dataSource.manager)
+    const roles = await em
       .getRepository(ProductRole)
       .createQueryBuilder('r')
       .where('r.productId = ANY(:productIds)', { productIds })
@@ -362,7 +342,7 @@ export class ProductsService {
         createdBy: actorId,
       }),
     );
-    await this.countProducts(em, spaceId, +1);
+    await this.queries.countProducts(em, spaceId, +1);
     const product = await this.load(em, spaceId, saved.id);
     await this.outbox.append(em, { type: 'product.created', spaceId, actorId, data: eventData(product) });
     return { product, created: true };
@@ -371,7 +351,7 @@ export class ProductsService {
   // Internals.
 
   private async load(em: EntityManager, spaceId: string, productId: string): Promise<ProductResponse> {
-    const product = await ProductQueries.one(em, spaceId, productId);
+    const product = await this.queries.one(em, spaceId, productId);
     if (!product) throw new NotFound('product', productId);
     return product;
   }
@@ -419,21 +399,6 @@ export class ProductsService {
     }
     if (added.length) await repo.insert(added.map((userId) => ({ productId, userId, role })));
     return gone.length > 0 || added.length > 0;
-  }
-
-  private async countProducts(em: EntityManager, spaceId: string, delta: 1 | -1): Promise<void> {
-    const [, updated] = (await em.query(`UPDATE product_counts SET total = total + $2 WHERE space_id = $1`, [
-      spaceId,
-      delta,
-    ])) as [unknown, number];
-    if (updated) return;
-    // First count for the space: count what is there (this transaction's change included).
-    await em.query(
-      `INSERT INTO product_counts (space_id, total)
-       SELECT $1, count(*) FROM products WHERE space_id = $1
-       ON CONFLICT (space_id) DO UPDATE SET total = product_counts.total + $2`,
-      [spaceId, delta],
-    );
   }
 
   private async productCount(em: EntityManager, spaceId: string): Promise<number> {

@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { CatalogModule } from '../catalog/catalog.module';
 import { ConnectorsController } from './connectors.controller';
+import { ConnectorsQueries } from './connectors.queries';
 import { ConnectorsService } from './connectors.service';
 import { Connector } from './entities/connector.entity';
 import { SourceSystem } from './entities/source-system.entity';
@@ -18,7 +19,7 @@ import { UserDatabase } from './user-database';
 @Module({
   imports: [TypeOrmModule.forFeature([Connector, SourceSystem]), CatalogModule],
   controllers: [ConnectorsController, SourceSystemsController],
-  providers: [ConnectorsService, SourceSystemsService, UserDatabase, SourceCatalog],
+  providers: [ConnectorsService, SourceSystemsService, UserDatabase, SourceCatalog, ConnectorsQueries],
   exports: [ConnectorsService, SourceCatalog],
 })
 export class ConnectorsModule {}

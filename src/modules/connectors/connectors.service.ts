@@ -21,7 +21,7 @@ import {
 } from './dto/connector.dto';
 import { Connector, ConnectorType } from './entities/connector.entity';
 import { SourceSystem } from './entities/source-system.entity';
-import { datasetInput, harvestTables } from './source-harvest';
+import { datasetInput, harvestTables, serverVersion } from './source-harvest';
 import { ReadOnlySession, SessionOptions, UserDatabase, UserDatabaseError } from './user-database';
 
 export const connectorSecretContext = (connectorId: string) => `connector:${connectorId}`;
@@ -134,10 +134,8 @@ export class ConnectorsService {
     let result: ConnectorTestResponse;
     try {
       const target = await this.target(access.space.id, connectorId);
-      const [row] = await this.userDb.withSession(target, (s) =>
-        s.query<{ version: string }>(`SELECT current_setting('server_version') AS version`),
-      );
-      result = { success: true, error: null, latency_ms: Date.now() - started, server_version: row.version };
+      const version = await this.userDb.withSession(target, serverVersion);
+      result = { success: true, error: null, latency_ms: Date.now() - started, server_version: version };
     } catch (error) {
       result = {
         success: false,
@@ -199,8 +197,8 @@ export class ConnectorsService {
   // For other modules (quality checks).
 
   /** Whether the connector exists in the space. */
-  async existsInSpace(spaceId: string, connectorId: string, em?: EntityManager): Promise<boolean> {
-    return (em ?? this.dataSource.manager).getRepository(Connector).existsBy({ id: connectorId, spaceId });
+  async existsInSpace(spaceId: string, connectorId: string, em: EntityManager): Promise<boolean> {
+    return em.getRepository(Connector).existsBy({ id: connectorId, spaceId });
   }
 
   /**

@@ -47,6 +47,14 @@ const KIND: Record<string, HarvestedTable['kind']> = {
   p: 'partitioned_table',
 };
 
+/** The server version a connection test reports. */
+export async function serverVersion(session: ReadOnlySession): Promise<string> {
+  const [row] = await session.query<{ version: string }>(
+    `SELECT current_setting('server_version') AS version`,
+  );
+  return row.version;
+}
+
 /**
  * Reads the tables, views and their columns of every non-system schema from
  * pg_catalog (what the connecting role can see), with the planner's row

@@ -9,6 +9,7 @@ import { TransactionRunner } from '../../database/transaction-runner';
 import { CreateSourceSystemDto, SourceSystemResponse } from './dto/connector.dto';
 import { Connector } from './entities/connector.entity';
 import { SourceSystem } from './entities/source-system.entity';
+import { ConnectorsQueries } from './connectors.queries';
 
 function toResponse(system: SourceSystem, connectorCount: number): SourceSystemResponse {
   return {
@@ -27,6 +28,7 @@ export class SourceSystemsService {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly tx: TransactionRunner,
+    private readonly queries: ConnectorsQueries,
   ) {}
 
   async create(actor: Actor, access: SpaceAccess, dto: CreateSourceSystemDto): Promise<SourceSystemResponse> {
@@ -68,10 +70,10 @@ export class SourceSystemsService {
       .take(page.limit)
       .getManyAndCount();
     if (!systems.length) return { items: [], total };
-    const counts = (await this.dataSource.query(
-      `SELECT source_system_id AS id, count(*)::int AS n FROM connectors WHERE source_system_id = ANY($1::uuid[]) GROUP BY 1`,
-      [systems.map((s) => s.id)],
-    )) as { id: string; n: number }[];
+    const counts = await this.queries.connectorCounts(
+      this.dataSource.manager,
+      systems.map((s) => s.id),
+    );
     const byId = new Map(counts.map((c) => [c.id, c.n]));
     return { items: systems.map((s) => toResponse(s, byId.get(s.id) ?? 0)), total };
   }

@@ -10,6 +10,7 @@ import { ApiProblems } from '../../common/openapi/api-problems.decorator';
 import { APP_CONFIG, AppConfig } from '../../config/app.config';
 import { safeEqual } from '../../platform/crypto/tokens';
 import { MetricsService } from '../../platform/metrics/metrics.service';
+import { HealthQueries } from './health.queries';
 
 export class HealthResponse {
   @ApiProperty({ example: 'ok' })
@@ -33,6 +34,7 @@ export class HealthController {
     @InjectDataSource() private readonly dataSource: DataSource,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly metrics: MetricsService,
+    private readonly queries: HealthQueries,
   ) {}
 
   @Get('health')
@@ -71,7 +73,8 @@ export class HealthController {
   private databaseProbe(): Promise<unknown> {
     const now = Date.now();
     if (!this.probe || now - this.probe.startedAt >= PROBE_REUSE_MS) {
-      const result = this.dataSource.query('SELECT 1');
+      // No transaction here: the ping runs on the DataSource's manager.
+      const result = this.queries.ping(this.dataSource.manager);
       this.probe = { startedAt: now, result };
       // A failed ping is not reused: the next check asks again.
       result.catch(() => {

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { HealthController } from './health.controller';
+import { HealthQueries } from './health.queries';
 
-@Module({ controllers: [HealthController] })
+@Module({ controllers: [HealthController], providers: [HealthQueries] })
 export class HealthModule {}

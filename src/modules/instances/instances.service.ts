@@ -18,6 +18,7 @@ import {
   InstanceResponse,
   UpdateInstanceDto,
 } from './dto/instance.dto';
+import { InstancesQueries } from './instances.queries';
 import { InstanceMembership } from './entities/instance-membership.entity';
 import { InstanceUserCopies } from '../../platform/instance-scope/instance-user-copies';
 import { Instance } from './entities/instance.entity';
@@ -51,6 +52,7 @@ export class InstancesService implements OnModuleInit, OnApplicationBootstrap {
     private readonly audit: AuditService,
     private readonly users: UsersService,
     private readonly copies: InstanceUserCopies,
+    private readonly queries: InstancesQueries,
   ) {}
 
   onModuleInit(): void {
@@ -238,7 +240,8 @@ export class InstancesService implements OnModuleInit, OnApplicationBootstrap {
     const key = ref?.trim() || DEFAULT_INSTANCE_SLUG;
     const instance = await this.instances.findOneBy(isUuid(key) ? { id: key.toLowerCase() } : { slug: key });
     if (!instance) throw new NotFound('instance', key);
-    if (!(await this.canReach(caller, instance.id))) throw new InstanceMembershipRequired(instance.slug);
+    if (!(await this.canReach(caller, instance.id, this.memberships.manager)))
+      throw new InstanceMembershipRequired(instance.slug);
     // The instance database gets (or refreshes) its copy of the account; 503 when it is down.
     if (instance.id !== DEFAULT_INSTANCE_ID) {
       await this.copies.copy(instance.id, caller.userId).catch((error: unknown) => {
@@ -248,9 +251,9 @@ export class InstancesService implements OnModuleInit, OnApplicationBootstrap {
     return instance;
   }
 
-  async canReach(caller: InstanceCaller, instanceId: string, em?: EntityManager): Promise<boolean> {
+  async canReach(caller: InstanceCaller, instanceId: string, em: EntityManager): Promise<boolean> {
     if (instanceId === DEFAULT_INSTANCE_ID || caller.isSuperadmin) return true;
-    return (em?.getRepository(InstanceMembership) ?? this.memberships).existsBy({
+    return em.getRepository(InstanceMembership).existsBy({
       instanceId,
       userId: caller.userId,
     });
@@ -286,8 +289,7 @@ export class InstancesService implements OnModuleInit, OnApplicationBootstrap {
   private async countSpaces(id: string): Promise<number> {
     const dataSource = await this.databases.dataSource(id);
     try {
-      const [row] = (await dataSource.query('SELECT count(*)::int AS n FROM spaces')) as { n: number }[];
-      return row.n;
+      return await this.queries.countSpaces(dataSource.manager);
     } catch (error) {
       throw this.databases.unavailable(id, error) ?? error;
     }

@@ -47,10 +47,12 @@ export class OnboardingService {
 
   /** Each item asks the module that owns the state, the independent reads in parallel. */
   private async progress(userId: string): Promise<Record<ChecklistKey, boolean>> {
+    // No transaction: the reads run on the DataSource's manager.
+    const em = this.states.manager;
     const [user, spaces, firstProduct] = await Promise.all([
-      this.users.findById(userId),
+      this.users.findById(userId, em),
       this.memberships.spacesOf(userId),
-      this.products.isInvolvedInAnyProduct(userId),
+      this.products.isInvolvedInAnyProduct(userId, em),
     ]);
     return {
       profile_completed: !!user?.firstName && !!user.lastName,

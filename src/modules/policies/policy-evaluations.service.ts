@@ -131,7 +131,7 @@ export class PolicyEvaluationsService {
   async summaryOf(spaceId: string): Promise<ComplianceSummaryResponse> {
     const policies = await this.queries.complianceByPolicy(this.dataSource.manager, spaceId);
     const products = await this.queries.productCounts(this.dataSource.manager, spaceId);
-    const totalProducts = await this.productReads.count(spaceId);
+    const totalProducts = await this.productReads.count(spaceId, this.dataSource.manager);
     const enabled = policies.filter((p) => p.is_enabled);
     const byPolicy: PolicyCompliance[] = enabled.map((p) => ({
       policy_id: p.id,

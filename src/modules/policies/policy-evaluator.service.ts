@@ -108,7 +108,7 @@ export class PolicyEvaluator {
     const rule = compileRule(ruleExpression, 'The product does not satisfy the rule.');
     let cursor: string | null = null;
     do {
-      const page = await this.products.page(spaceId, cursor, BATCH);
+      const page = await this.products.page(spaceId, cursor, BATCH, em);
       cursor = page.cursor;
       const cel = await this.celProducts(em, page.items);
       for (let i = 0; i < page.items.length; i++)

@@ -110,13 +110,13 @@ export class AlertExplanationsService {
     const alert = await this.dataSource.getRepository(Alert).findOneBy({ id: alertId });
     if (!alert) throw new NotFound('alert', alertId);
     try {
-      await this.access.requireRole(actor, alert.spaceId, 'viewer');
+      await this.access.requireRole(actor, alert.spaceId, 'viewer', this.dataSource.manager);
     } catch (error) {
       if (error instanceof DomainError && error.status === 404) throw new NotFound('alert', alertId);
       throw error;
     }
     const { [EXPLANATION_KEY]: cached, ...metadata } = alert.metadata ?? {};
-    const [product] = await this.products.inSpace(alert.spaceId, [alert.productId]);
+    const [product] = await this.products.inSpace(alert.spaceId, [alert.productId], this.dataSource.manager);
     return {
       alert: {
         id: alert.id,
@@ -142,7 +142,7 @@ export class AlertExplanationsService {
             sla_freshness_minutes: product.sla_freshness_minutes,
           }
         : null,
-      lineage: await this.lineage.neighbours(alert.productId, NEIGHBOURS),
+      lineage: await this.lineage.neighbours(alert.productId, NEIGHBOURS, this.dataSource.manager),
       recent_runs: await this.recentRuns(alert.productId),
       incidents: await this.recentIncidents(alert.productId, alert.incidentId),
       fingerprint: alertFingerprint(alert),

@@ -266,7 +266,7 @@ export class ChecksService implements OnModuleInit {
       };
     }
     try {
-      const product = await this.products.getInSpace(check.spaceId, check.productId);
+      const product = await this.products.getInSpace(check.spaceId, check.productId, this.dataSource.manager);
       const timeout = check.config.timeout_seconds as number | undefined;
       return await this.connectors.withReadOnlySession(
         check.spaceId,
@@ -350,7 +350,7 @@ export class ChecksService implements OnModuleInit {
     const check = await this.dataSource.getRepository(Check).findOneBy({ id: checkId });
     if (!check) throw new NotFound('check', checkId);
     try {
-      await this.access.requireRole(actor, check.spaceId, 'editor');
+      await this.access.requireRole(actor, check.spaceId, 'editor', this.dataSource.manager);
     } catch (error) {
       if (error instanceof DomainError && error.status === 404) throw new NotFound('check', checkId);
       throw error;

@@ -1,4 +1,6 @@
 import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
 import type { Actor } from '../../common/auth/actor';
 import { ValidationFailed } from '../../common/errors/domain-error';
 import { SpaceAccessPort } from '../../common/permissions/space-access.port';
@@ -23,10 +25,12 @@ export class QueryService {
     private readonly access: SpaceAccessPort,
     private readonly connectors: ConnectorsService,
     private readonly catalog: SourceCatalog,
+    @InjectDataSource() private readonly dataSource: DataSource,
   ) {}
 
   async execute(actor: Actor, dto: ExecuteQueryDto): Promise<QueryResultResponse> {
-    const { space } = await this.access.requireRole(actor, dto.space_slug, 'editor');
+    // Before any transaction: the DataSource's manager.
+    const { space } = await this.access.requireRole(actor, dto.space_slug, 'editor', this.dataSource.manager);
     const query = dto.query as VisualQuery;
     const started = performance.now();
     try {

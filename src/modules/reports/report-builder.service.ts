@@ -1,4 +1,6 @@
 import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
 import { ProductReadModel } from '../catalog/product-read-model.service';
 import { PolicyEvaluationsService } from '../policies/policy-evaluations.service';
 import { QualityReadService } from '../quality/quality-read.service';
@@ -23,6 +25,7 @@ export class ReportBuilder {
     private readonly policies: PolicyEvaluationsService,
     private readonly quality: QualityReadService,
     private readonly risks: RisksService,
+    @InjectDataSource() private readonly dataSource: DataSource,
   ) {}
 
   async build(
@@ -196,7 +199,8 @@ export class ReportBuilder {
     let unowned = 0;
     let cursor: string | null = null;
     do {
-      const page = await this.products.page(spaceId, cursor, INVENTORY_PAGE);
+      // No transaction: read on the DataSource's manager.
+      const page = await this.products.page(spaceId, cursor, INVENTORY_PAGE, this.dataSource.manager);
       cursor = page.cursor;
       let lines = '';
       for (const p of page.items) {

@@ -18,25 +18,7 @@ import {
 import { ScimGroupRoleMapping } from './entities/scim-group-role-mapping.entity';
 import { ScimGroup } from './entities/scim-group.entity';
 import { GroupMembersQueries } from './scim-group-members.queries';
-
-interface MappingRow {
-  id: string;
-  group_id: string;
-  group_name: string;
-  space_id: string;
-  space: string;
-  role: string;
-  member_count: number;
-  created_at: Date;
-  updated_at: Date;
-}
-
-const SELECT_MAPPINGS = `SELECT m.id, m.group_id, g.display_name AS group_name, m.space_id, s.slug AS space, m.role,
-       (SELECT count(*)::int FROM scim_group_members gm WHERE gm.group_id = m.group_id) AS member_count,
-       m.created_at, m.updated_at
-  FROM scim_group_role_mappings m
-  JOIN scim_groups g ON g.id = m.group_id
-  JOIN spaces s ON s.id = m.space_id`;
+import { MappingRow, ScimGroupMappingsQueries } from './scim-group-mappings.queries';
 
 const toResponse = (row: MappingRow): ScimGroupMappingResponse => ({
   ...row,
@@ -58,29 +40,17 @@ export class ScimGroupMappingsService {
     private readonly members: MembersService,
     private readonly groupMembers: GroupMembersQueries,
     private readonly audit: AuditService,
+    private readonly queries: ScimGroupMappingsQueries,
   ) {}
 
   async list(_actor: Actor, query: ListScimGroupMappingsQuery): Promise<Page<ScimGroupMappingResponse>> {
-    const where: string[] = [];
-    const values: unknown[] = [];
-    if (query.group_id) {
-      values.push(query.group_id);
-      where.push(`m.group_id = $${values.length}`);
-    }
-    if (query.space) {
-      values.push(query.space);
-      where.push(`s.slug = $${values.length}`);
-    }
-    const condition = where.length ? `WHERE ${where.join(' AND ')}` : '';
-    const n = values.length;
-    const rows = (await this.dataSource.query(
-      `${SELECT_MAPPINGS} ${condition} ORDER BY m.created_at, m.id OFFSET $${n + 1} LIMIT $${n + 2}`,
-      [...values, query.skip ?? 0, query.limit ?? 50],
-    )) as MappingRow[];
-    const [{ total }] = (await this.dataSource.query(
-      `SELECT count(*)::int AS total FROM scim_group_role_mappings m JOIN spaces s ON s.id = m.space_id ${condition}`,
-      values,
-    )) as { total: number }[];
+    // No transaction: the page is read on the DataSource's manager.
+    const { rows, total } = await this.queries.page(
+      this.dataSource.manager,
+      { groupId: query.group_id, spaceSlug: query.space },
+      query.skip ?? 0,
+      query.limit ?? 50,
+    );
     return { items: rows.map(toResponse), total };
   }
 
@@ -168,7 +138,7 @@ export class ScimGroupMappingsService {
   }
 
   private async get(em: EntityManager, id: string): Promise<ScimGroupMappingResponse> {
-    const [row] = (await em.query(`${SELECT_MAPPINGS} WHERE m.id = $1`, [id])) as MappingRow[];
-    return toResponse(row);
+    const row = await this.queries.one(em, id);
+    return toResponse(row!);
   }
 }

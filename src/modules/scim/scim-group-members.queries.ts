@@ -7,7 +7,14 @@ export interface ScimMember {
   display: string;
 }
 
-/** The members of SCIM groups: set-based reads and writes, whatever the size of the group. */
+/**
+ * The members of SCIM groups: set-based reads and writes, whatever the size
+ * of the group, in raw SQL because the repository API would load or write
+ * them row by row (an identity provider's group may hold thousands).
+ * Indexes: scim_group_members' primary key (group_id, user_id) for every
+ * statement here; the users primary key and scim_users' primary key
+ * (user_id) for the members' userNames.
+ */
 @Injectable()
 export class GroupMembersQueries {
   /** The members of each group, by userName. */

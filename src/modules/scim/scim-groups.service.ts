@@ -11,7 +11,7 @@ import { UsersService } from '../users/users.service';
 import { ScimGroupRoleMapping } from './entities/scim-group-role-mapping.entity';
 import { ScimGroup } from './entities/scim-group.entity';
 import { GroupMembersQueries, ScimMember } from './scim-group-members.queries';
-import { compileFilter, FilterColumn, parseFilter } from './scim-filter';
+import { compileFilter, parseFilter } from './scim-filter';
 import {
   groupFromResource,
   ListParams,
@@ -23,15 +23,7 @@ import {
 import { applyGroupPatch, GROUP_SCHEMA, parsePatchBody } from './scim-patch';
 import { listResponse, ScimGroupRow, toScimGroup, versionOf } from './scim-resources';
 import { ScimError } from './scim.errors';
-
-const GROUP_COLUMNS: Record<string, FilterColumn> = {
-  id: { sql: 'g.id', type: 'uuid' },
-  // lower(display_name) is what the unique index holds, so `displayName eq` is one index probe.
-  displayname: { sql: 'g.display_name', type: 'string' },
-  externalid: { sql: 'g.external_id', type: 'string', caseExact: true },
-};
-
-const GROUP_FIELDS = 'g.id, g.display_name, g.external_id, g.created_at, g.updated_at';
+import { ScimGroupsQueries } from './scim-groups.queries';
 
 /**
  * SCIM Groups as the identity provider sends them: any name, renamable, with
@@ -53,28 +45,19 @@ export class ScimGroupsService {
     private readonly members: MembersService,
     private readonly audit: AuditService,
     private readonly groupMembers: GroupMembersQueries,
+    private readonly queries: ScimGroupsQueries,
   ) {
     this.base = scimBase(config);
   }
 
   async list(params: ListParams) {
     const { startIndex, count } = pageOf(params);
-    let where = 'true';
-    let values: unknown[] = [];
-    if (params.filter) {
-      const compiled = compileFilter(parseFilter(params.filter), GROUP_COLUMNS, [GROUP_SCHEMA]);
-      where = compiled.sql;
-      values = compiled.params;
-    }
-    const n = values.length;
-    const rows = (await this.dataSource.query(
-      `SELECT ${GROUP_FIELDS} FROM scim_groups g WHERE ${where} ORDER BY g.created_at, g.id OFFSET $${n + 1} LIMIT $${n + 2}`,
-      [...values, startIndex - 1, count],
-    )) as ScimGroupRow[];
-    const [{ total }] = (await this.dataSource.query(
-      `SELECT count(*)::int AS total FROM scim_groups g WHERE ${where}`,
-      values,
-    )) as { total: number }[];
+    const filter = params.filter
+      ? compileFilter(parseFilter(params.filter), this.queries.filterColumns, [GROUP_SCHEMA])
+      : undefined;
+    // No transaction: the page is read on the DataSource's manager.
+    const rows = await this.queries.page(this.dataSource.manager, filter, startIndex - 1, count);
+    const total = await this.queries.count(this.dataSource.manager, filter);
     const members = excludesMembers(params.excludedAttributes)
       ? null
       : await this.groupMembers.membersOf(
@@ -199,10 +182,8 @@ export class ScimGroupsService {
   }
 
   private async keepNameFree(em: EntityManager, displayName: string): Promise<void> {
-    const [taken] = (await em.query(`SELECT 1 FROM scim_groups WHERE lower(display_name) = lower($1)`, [
-      displayName,
-    ])) as unknown[];
-    if (taken) throw new ScimError(409, `A group named ${displayName} already exists.`, 'uniqueness');
+    if (await this.queries.nameTaken(em, displayName))
+      throw new ScimError(409, `A group named ${displayName} already exists.`, 'uniqueness');
   }
 
   /** The `<space-slug>:<role>` shortcut: maps a new group so named to that role of that space. */
@@ -236,7 +217,7 @@ export class ScimGroupsService {
     }
     await this.groupMembers.add(em, groupId, adds);
     await this.groupMembers.remove(em, groupId, removes);
-    await em.query(`UPDATE scim_groups SET updated_at = now() WHERE id = $1`, [groupId]);
+    await this.queries.touch(em, groupId);
     const mappings = await this.mappingsOf(em, groupId);
     for (const mapping of mappings) {
       await this.members.recomputeRoles(em, null, mapping.spaceId, {
@@ -266,10 +247,7 @@ export class ScimGroupsService {
 
   private async load(em: EntityManager, id: string, lock: boolean, ifMatch?: string): Promise<ScimGroupRow> {
     if (!isUuid(id)) throw new ScimError(404, `No group with id ${id}.`);
-    const [row] = (await em.query(
-      `SELECT ${GROUP_FIELDS} FROM scim_groups g WHERE g.id = $1${lock ? ' FOR UPDATE' : ''}`,
-      [id],
-    )) as ScimGroupRow[];
+    const row = await this.queries.one(em, id, lock);
     if (!row) throw new ScimError(404, `No group with id ${id}.`);
     if (ifMatch && ifMatch !== '*' && ifMatch !== versionOf(row.updated_at)) {
       throw new ScimError(412, 'The group has changed since that version (If-Match).');

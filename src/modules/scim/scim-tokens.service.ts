@@ -15,6 +15,7 @@ import {
   ScimTokenResponse,
 } from './dto/scim-token.dto';
 import { ScimToken } from './entities/scim-token.entity';
+import { ScimTokensQueries } from './scim-tokens.queries';
 
 export const SCIM_TOKEN_PREFIX = 'vscim_';
 const LAST_USED_RESOLUTION_SECONDS = 60;
@@ -43,6 +44,7 @@ export class ScimTokensService {
     private readonly tx: TransactionRunner,
     private readonly audit: AuditService,
     private readonly prepared: PreparedQueries,
+    private readonly queries: ScimTokensQueries,
   ) {}
 
   async create(actor: Actor, dto: CreateScimTokenDto): Promise<CreatedScimTokenResponse> {
@@ -109,15 +111,11 @@ export class ScimTokensService {
   async authenticate(secret: string): Promise<string | null> {
     if (!secret.startsWith(SCIM_TOKEN_PREFIX)) return null;
     // On every SCIM request: a prepared statement over the unique hash index.
-    const [row] = await this.prepared.query<{ id: string; last_used_at: Date | null }>(
-      `SELECT id, last_used_at FROM scim_tokens
-        WHERE token_hash = $1 AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now())`,
-      [tokenHash(secret)],
-    );
+    const [row] = await this.queries.liveToken(this.prepared, tokenHash(secret));
     if (!row) return null;
     if (!row.last_used_at || Date.now() - row.last_used_at.getTime() >= LAST_USED_RESOLUTION_SECONDS * 1000) {
       try {
-        await this.dataSource.query(`UPDATE scim_tokens SET last_used_at = now() WHERE id = $1`, [row.id]);
+        await this.queries.touch(this.dataSource.manager, row.id);
       } catch (error) {
         this.logger.warn(`Could not record the use of SCIM token ${row.id}: ${(error as Error).message}`);
       }

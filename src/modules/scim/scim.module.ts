@@ -19,6 +19,10 @@ import { ScimTokensController } from './scim-tokens.controller';
 import { ScimTokensService } from './scim-tokens.service';
 import { ScimUsersController } from './scim-users.controller';
 import { ScimUsersService } from './scim-users.service';
+import { ScimGroupMappingsQueries } from './scim-group-mappings.queries';
+import { ScimGroupsQueries } from './scim-groups.queries';
+import { ScimTokensQueries } from './scim-tokens.queries';
+import { ScimUsersQueries } from './scim-users.queries';
 
 /** SCIM 2.0 provisioning under /scim/v2, its tokens under /admin/scim-tokens and group mappings under /admin/scim-group-mappings. */
 @Module({
@@ -41,6 +45,10 @@ import { ScimUsersService } from './scim-users.service';
     ScimGroupsService,
     ScimGroupMappingsService,
     GroupMembersQueries,
+    ScimUsersQueries,
+    ScimGroupsQueries,
+    ScimGroupMappingsQueries,
+    ScimTokensQueries,
     ScimAuthGuard,
   ],
 })

@@ -216,7 +216,7 @@ export class SearchQueries {
     // outer LIMIT stops the second early), read back by address (a TID scan) to be ranked.
     // Unnamed: a generic plan, which a named statement settles on, does not know how many rows the
     // query matches and costs several times more than a plan made for these values.
-    const rows = await this.prepared.queryUnnamed<{
+    const rows = await this.prepared.queryUnnamedOutsideTransaction<{
       type: SearchType;
       id: string;
       score: number;
@@ -247,18 +247,21 @@ export class SearchQueries {
    * what a search reads has committed since `since` (always true without one).
    */
   async snapshotSince(since: string | null): Promise<{ snapshot: string; changed: boolean }> {
-    const [row] = await this.prepared.query<{ snapshot: string; changed: boolean }>(SNAPSHOT_SQL, [since]);
+    const [row] = await this.prepared.queryOutsideTransaction<{ snapshot: string; changed: boolean }>(
+      SNAPSHOT_SQL,
+      [since],
+    );
     return row;
   }
 
   /** Forgets the change rows no living cached answer can be stale by. */
   async pruneChanges(): Promise<void> {
-    await this.prepared.query(PRUNE_SQL, []);
+    await this.prepared.queryOutsideTransaction(PRUNE_SQL, []);
   }
 
   /** The spaces the user is a member of (for the vector index, which takes a list). */
   async memberSpaceIds(userId: string): Promise<string[]> {
-    const rows = await this.prepared.query<{ space_id: string }>(
+    const rows = await this.prepared.queryOutsideTransaction<{ space_id: string }>(
       'SELECT space_id FROM space_memberships WHERE user_id = $1',
       [userId],
     );
@@ -279,7 +282,7 @@ export class SearchQueries {
         `SELECT 1 FROM ${SOURCES[type].table} x
           WHERE h.type = '${type}' AND x.id = h.id AND x.search_vector @@ ${tsq}`,
     );
-    const rows = await this.prepared.query<{ n: number }>(
+    const rows = await this.prepared.queryOutsideTransaction<{ n: number }>(
       `SELECT count(*)::int AS n FROM ${pairs} WHERE NOT EXISTS (${branches.join(' UNION ALL ')})`,
       params.values,
     );
@@ -303,7 +306,7 @@ export class SearchQueries {
                WHERE h.type = '${type}' AND x.id = h.id AND ${readable(source, scope, params)}`;
     });
     const options = params.bind('options', HEADLINE_OPTIONS);
-    return this.prepared.query<HydratedHit>(
+    return this.prepared.queryOutsideTransaction<HydratedHit>(
       `SELECT h.type, h.id, s.slug AS space_slug, d.title,
               ts_headline('${SEARCH_CONFIG}', translate(left(d.body, ${SNIPPET_SOURCE_CHARS}), chr(2) || chr(3), ''),
                           ${tsq}, ${options}) AS headline

@@ -1,4 +1,6 @@
 import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
 import type { Actor } from '../../common/auth/actor';
 import { SpaceAccessPort } from '../../common/permissions/space-access.port';
 import type { EffectiveEmbeddingConfig } from '../embeddings/embedding-config.types';
@@ -41,6 +43,7 @@ export class SearchService {
     private readonly queries: SearchQueries,
     private readonly semanticIndex: SemanticIndexService,
     private readonly cache: SearchCache,
+    @InjectDataSource() private readonly dataSource: DataSource,
   ) {}
 
   /**
@@ -114,7 +117,9 @@ export class SearchService {
   private async scopeOf(actor: Actor, spaceSlug: string | null): Promise<SearchScope> {
     const scope: SearchScope = { userId: actor.userId, isSuperadmin: actor.isSuperadmin, spaceId: null };
     if (spaceSlug !== null)
-      scope.spaceId = (await this.access.requireRole(actor, spaceSlug, 'viewer')).space.id;
+      scope.spaceId = (
+        await this.access.requireRole(actor, spaceSlug, 'viewer', this.dataSource.manager)
+      ).space.id;
     return scope;
   }
 

@@ -17,11 +17,8 @@ import { toMemberResponse } from './spaces.mapper';
 import {
   adminsAfter,
   DirectGrantChange,
-  directGrantsIn,
-  groupGrantsIn,
-  groupGrantsOf,
   highestRole,
-  recomputeSpaceRoles,
+  MembershipRolesQueries,
   RoleChange,
 } from './membership-roles.queries';
 
@@ -37,6 +34,7 @@ export class MembersService {
     private readonly tx: TransactionRunner,
     private readonly outbox: OutboxService,
     private readonly audit: AuditService,
+    private readonly roles: MembershipRolesQueries,
   ) {}
 
   async list(_actor: Actor, access: SpaceAccess, query: ListMembersQuery): Promise<Page<MemberResponse>> {
@@ -49,8 +47,8 @@ export class MembersService {
       .take(query.limit ?? 50)
       .getManyAndCount();
     const ids = memberships.map((m) => m.userId);
-    const users = new Map((await this.users.findByIds(ids)).map((u) => [u.id, u]));
-    const grants = await groupGrantsOf(this.memberships.manager, access.space.id, ids);
+    const users = new Map((await this.users.findByIds(ids, this.memberships.manager)).map((u) => [u.id, u]));
+    const grants = await this.roles.groupGrantsOf(this.memberships.manager, access.space.id, ids);
     return {
       items: memberships
         .filter((m) => users.has(m.userId))
@@ -125,8 +123,8 @@ export class MembersService {
     direct: { spaceId: string; userId: string; role: SpaceRoleName }[];
     groups: { spaceId: string; userId: string; role: SpaceRoleName; groupId: string; groupName: string }[];
   }> {
-    const direct = await directGrantsIn(em, spaceIds);
-    const groups = await groupGrantsIn(em, spaceIds);
+    const direct = await this.roles.directGrantsIn(em, spaceIds);
+    const groups = await this.roles.groupGrantsIn(em, spaceIds);
     return {
       direct: direct.map((g) => ({ spaceId: g.space_id, userId: g.user_id, role: g.role })),
       groups: groups.map((g) => ({
@@ -160,7 +158,7 @@ export class MembersService {
   ): Promise<RoleChange[]> {
     if (options.userIds && !options.userIds.length && !options.direct?.length) return [];
     await this.lockSpace(em, spaceId);
-    const changes = await recomputeSpaceRoles(em, spaceId, options.userIds, options.direct);
+    const changes = await this.roles.recomputeSpaceRoles(em, spaceId, options.userIds, options.direct);
     const admins = adminsAfter(changes);
     if (admins === 0 && changes[0].admins_before > 0) throw this.lastAdmin();
     await this.recordChanges(em, actor, spaceId, changes, options.details);
@@ -181,7 +179,7 @@ export class MembersService {
   ): Promise<RoleChange | null> {
     const repo = em.getRepository(SpaceMembership);
     const current = await repo.findOneBy({ spaceId, userId });
-    const fromGroups = (await groupGrantsOf(em, spaceId, [userId])).map((g) => g.role);
+    const fromGroups = (await this.roles.groupGrantsOf(em, spaceId, [userId])).map((g) => g.role);
     const role = highestRole([...fromGroups, ...(direct ? [direct] : [])]);
     const previous = current?.role ?? null;
     if (!current && role) await repo.insert({ spaceId, userId, role, directRole: direct });
@@ -200,7 +198,7 @@ export class MembersService {
   private async memberResponse(em: EntityManager, spaceId: string, userId: string): Promise<MemberResponse> {
     const membership = await em.getRepository(SpaceMembership).findOneByOrFail({ spaceId, userId });
     const user = await this.users.findById(userId, em);
-    return toMemberResponse(membership, user!, await groupGrantsOf(em, spaceId, [userId]));
+    return toMemberResponse(membership, user!, await this.roles.groupGrantsOf(em, spaceId, [userId]));
   }
 
   /** Membership changes as outbox events and audit entries of the same name, in one statement each. */

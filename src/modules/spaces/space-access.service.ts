@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, EntityManager } from 'typeorm';
+import type { EntityManager } from 'typeorm';
 import type { Actor } from '../../common/auth/actor';
 import {
   roleAtLeast,
@@ -12,6 +11,7 @@ import {
 } from '../../common/permissions/space-access.port';
 import { isUuid } from './slug';
 import { featuresWithDefaults } from './space-features';
+import { SpacesQueries } from './spaces.queries';
 import { FeatureDisabled, SpaceNotFound, SpaceRoleTooLow } from './spaces.errors';
 
 const ROLE_LABEL: Record<SpaceRoleName, string> = {
@@ -22,7 +22,7 @@ const ROLE_LABEL: Record<SpaceRoleName, string> = {
 
 @Injectable()
 export class SpaceAccessService extends SpaceAccessPort {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {
+  constructor(private readonly queries: SpacesQueries) {
     super();
   }
 
@@ -30,18 +30,10 @@ export class SpaceAccessService extends SpaceAccessPort {
     actor: Actor,
     spaceIdOrSlug: string,
     minRole: SpaceRoleName,
-    em?: EntityManager,
+    em: EntityManager,
   ): Promise<SpaceAccess> {
-    // One indexed query: the space by its unique slug (or id) and the caller's membership by primary key.
-    const column = isUuid(spaceIdOrSlug) ? 's.id' : 's.slug';
-    const rows = (await (em ?? this.dataSource).query(
-      `SELECT s.id, s.slug, s.name, s.features, m.role
-         FROM spaces s
-         LEFT JOIN space_memberships m ON m.space_id = s.id AND m.user_id = $2
-        WHERE ${column} = $1`,
-      [spaceIdOrSlug, actor.userId],
-    )) as SpaceAccessRow[];
-    return this.decide(actor, spaceIdOrSlug, rows[0] ?? null, minRole);
+    const row = await this.queries.spaceWithRole(em, spaceIdOrSlug, actor.userId);
+    return this.decide(actor, spaceIdOrSlug, row, minRole);
   }
 
   prefetchSql(spaceIdOrSlug: string, param: string, userColumn: string): string {
@@ -73,12 +65,8 @@ export class SpaceAccessService extends SpaceAccessPort {
     if (space.features[feature] === false) throw new FeatureDisabled(feature);
   }
 
-  async membersAmong(spaceId: string, userIds: string[], em?: EntityManager): Promise<Set<string>> {
+  async membersAmong(spaceId: string, userIds: string[], em: EntityManager): Promise<Set<string>> {
     if (!userIds.length) return new Set();
-    const rows = (await (em ?? this.dataSource).query(
-      `SELECT user_id FROM space_memberships WHERE space_id = $1 AND user_id = ANY($2::uuid[])`,
-      [spaceId, userIds],
-    )) as { user_id: string }[];
-    return new Set(rows.map((row) => row.user_id));
+    return new Set(await this.queries.memberIdsAmong(em, spaceId, userIds));
   }
 }

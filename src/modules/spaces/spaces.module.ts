@@ -9,6 +9,8 @@ import { MembersService } from './members.service';
 import { MembershipDirectoryService } from './membership-directory.service';
 import { SpaceAccessService } from './space-access.service';
 import { SpacesController } from './spaces.controller';
+import { MembershipRolesQueries } from './membership-roles.queries';
+import { SpacesQueries } from './spaces.queries';
 import { SpacesService } from './spaces.service';
 
 /**
@@ -22,6 +24,8 @@ import { SpacesService } from './spaces.service';
   providers: [
     SpacesService,
     MembersService,
+    SpacesQueries,
+    MembershipRolesQueries,
     { provide: SpaceAccessPort, useClass: SpaceAccessService },
     { provide: MembershipDirectory, useClass: MembershipDirectoryService },
   ],

@@ -22,6 +22,7 @@ import { firstFreeSlug, isUuid, slugify } from './slug';
 import { featuresWithDefaults, SPACE_FEATURES } from './space-features';
 import { SpaceNotFound } from './spaces.errors';
 import { toSpaceResponse } from './spaces.mapper';
+import { SpacesQueries } from './spaces.queries';
 
 const DERIVE_ATTEMPTS = 3;
 
@@ -36,6 +37,7 @@ export class SpacesService {
     private readonly tx: TransactionRunner,
     private readonly outbox: OutboxService,
     private readonly audit: AuditService,
+    private readonly queries: SpacesQueries,
   ) {}
 
   async create(actor: Actor, dto: CreateSpaceDto): Promise<SpaceResponse> {
@@ -84,11 +86,12 @@ export class SpacesService {
 
   // Long bases are shortened to fit a suffix, so candidates are looked up by a shorter prefix.
   private async freeSlug(em: EntityManager, base: string): Promise<string> {
-    const rows = (await em.query(`SELECT slug FROM spaces WHERE slug = $1 OR slug LIKE $2`, [
+    const slugs = await this.queries.slugsLike(
+      em,
       base,
       `${base.slice(0, 50).replace(/[\\%_]/g, (c) => `\\${c}`)}%`,
-    ])) as { slug: string }[];
-    return firstFreeSlug(base, new Set(rows.map((row) => row.slug)));
+    );
+    return firstFreeSlug(base, new Set(slugs));
   }
 
   async list(actor: Actor, query: ListSpacesQuery): Promise<Page<SpaceResponse>> {

@@ -2,6 +2,7 @@ import { Injectable, OnModuleInit } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { JobRunner } from '../../platform/jobs/job-runner.service';
+import { SsoQueries } from './sso.queries';
 
 /** Daily removal of expired pending logins, one-time codes and remembered assertion IDs. */
 @Injectable()
@@ -9,6 +10,7 @@ export class SsoCleanupService implements OnModuleInit {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly jobs: JobRunner,
+    private readonly queries: SsoQueries,
   ) {}
 
   onModuleInit(): void {
@@ -17,9 +19,11 @@ export class SsoCleanupService implements OnModuleInit {
   }
 
   async purge(): Promise<void> {
-    await this.dataSource.query(`DELETE FROM sso_pending_logins WHERE expires_at < now()`);
-    await this.dataSource.query(`DELETE FROM sso_login_codes WHERE expires_at < now()`);
+    // No transaction: each purge runs on the DataSource's manager.
+    const em = this.dataSource.manager;
+    await this.queries.purgeExpiredPendingLogins(em);
+    await this.queries.purgeExpiredLoginCodes(em);
     // An assertion past its NotOnOrAfter is refused anyway, so its ID need not be remembered.
-    await this.dataSource.query(`DELETE FROM sso_assertions WHERE expires_at < now()`);
+    await this.queries.purgeExpiredAssertions(em);
   }
 }

@@ -16,6 +16,7 @@ import { DEFAULT_NAME_ID_FORMAT } from './saml-clients';
 import { generateSpKeyPair, normalizeCertificate } from './sp-keypair';
 import { DEFAULT_OIDC_SCOPES, toSsoProviderResponse } from './sso.mapper';
 import { clientSecretContext, spKeyContext } from './sso-provider-secrets';
+import { SsoQueries } from './sso.queries';
 import { SsoUrls } from './sso-urls';
 
 // `unspecified` is kept as null, the default: the SP metadata then lists no format (see SamlClients.metadata).
@@ -39,6 +40,7 @@ export class SsoProvidersService {
     private readonly outbound: OutboundPolicy,
     private readonly oidcClients: OidcClients,
     private readonly urls: SsoUrls,
+    private readonly queries: SsoQueries,
   ) {}
 
   async list(skip: number, limit: number): Promise<Page<SsoProviderResponse>> {
@@ -251,7 +253,7 @@ export class SsoProvidersService {
   /** A domain signs in through at most one enabled provider (409), checked under a lock against races. */
   private async refuseDomainOverlap(em: EntityManager, provider: SsoProvider): Promise<void> {
     if (!provider.isEnabled || !provider.domains.length) return;
-    await em.query(`SELECT pg_advisory_xact_lock(hashtext('verity:sso-domains'))`);
+    await this.queries.lockDomains(em);
     const clash = await em
       .getRepository(SsoProvider)
       .createQueryBuilder('p')

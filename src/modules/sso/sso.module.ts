@@ -15,6 +15,7 @@ import { SsoLoginService } from './sso-login.service';
 import { SsoProvidersController } from './sso-providers.controller';
 import { SsoProvidersService } from './sso-providers.service';
 import { SsoUrls } from './sso-urls';
+import { SsoQueries } from './sso.queries';
 
 /** Single sign-on with OIDC and SAML identity providers; sessions come from the accounts module. */
 @Module({
@@ -25,6 +26,14 @@ import { SsoUrls } from './sso-urls';
     TypeOrmModule.forFeature([SsoProvider, SsoPendingLogin, SsoLoginCode, SsoAssertion]),
   ],
   controllers: [SsoProvidersController, SsoLoginController],
-  providers: [SsoProvidersService, SsoLoginService, OidcClients, SamlClients, SsoUrls, SsoCleanupService],
+  providers: [
+    SsoProvidersService,
+    SsoLoginService,
+    OidcClients,
+    SamlClients,
+    SsoUrls,
+    SsoCleanupService,
+    SsoQueries,
+  ],
 })
 export class SsoModule {}

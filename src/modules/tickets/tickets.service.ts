@@ -93,7 +93,7 @@ export class TicketsService {
     const em = this.dataSource.manager;
     const qb = em.getRepository(Ticket).createQueryBuilder('t');
     if (query.space_id) {
-      const access = await this.access.requireRole(actor, query.space_id, 'viewer');
+      const access = await this.access.requireRole(actor, query.space_id, 'viewer', this.dataSource.manager);
       qb.where('t.spaceId = :spaceId', { spaceId: access.space.id });
     } else if (!actor.isSuperadmin) {
       const spaceIds = (await this.memberships.spacesOf(actor.userId)).map((s) => s.id);

@@ -15,6 +15,7 @@ import { SpaceToolsService } from './space-tools.service';
 import { ToolDiscoveryService } from './tool-discovery.service';
 import { ToolGrantsService } from './tool-grants.service';
 import { ToolProvidersController } from './tool-providers.controller';
+import { ToolProvidersQueries } from './tool-providers.queries';
 import { ToolProvidersService } from './tool-providers.service';
 import { WebSearchCapabilityController } from './web-search-capability.controller';
 import { WebSearchCapabilityService } from './web-search-capability.service';
@@ -43,6 +44,7 @@ import { WebSearchCapabilityService } from './web-search-capability.service';
     WebSearchCapabilityController,
   ],
   providers: [
+    ToolProvidersQueries,
     CredentialsService,
     ToolProvidersService,
     ToolDiscoveryService,

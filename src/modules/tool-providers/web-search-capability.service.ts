@@ -16,10 +16,11 @@ import { SpawnSpec, specVersion } from './mcp-process';
 import { McpSessionPool } from './mcp-session-pool';
 import { WEB_SEARCH } from './provider-config';
 import { ProviderRuntime, RuntimeProvider } from './provider-runtime.service';
-import { AVAILABLE, SpaceToolsService } from './space-tools.service';
+import { SpaceToolsService } from './space-tools.service';
 import { ToolGrantsService } from './tool-grants.service';
 import { CapabilityNotReady, InvalidToolConfig, ProviderFailed } from './tool-providers.errors';
 import { namespacedName } from './tool-providers.mapper';
+import { BoundWebSearchRow, ToolProvidersQueries } from './tool-providers.queries';
 
 /** The space's bound web_search tool, ready to call. */
 export interface ReadyWebSearch {
@@ -41,55 +42,6 @@ interface PassedProbe {
   at: number;
   renewing: boolean;
 }
-
-/**
- * The space's web_search binding with everything the readiness check needs:
- * its tool, its provider and the provider's credential (sealed secret
- * included), and whether the tool is available in the space now. A
- * subquery selecting one row, or none without a binding; `spaceId` is an SQL
- * expression. Statements that check more in the same round trip (an
- * authoring task's grant) embed it; decode the row with `boundFromRow`.
- */
-export function boundWebSearchSql(spaceId: string): string {
-  return `SELECT b.id AS binding_id, b.created_at AS binding_created_at,
-    t.id AS tool_id, t.tool_name, t.capability_id, t.capability_compatible, t.capability_validation_error,
-    p.id AS provider_id, p.slug AS provider_slug, p.is_active AS provider_active, p.command_argv, p.cwd, p.env,
-    p.secret_env_var, p.credential_id, p.last_error,
-    c.id IS NOT NULL AS credential_found, c.is_active AS credential_active, c.secret_sealed,
-    COALESCE(${AVAILABLE}, false) AS available
-  FROM space_capability_bindings b
-  JOIN tool_provider_tools t ON t.id = b.provider_tool_id
-  JOIN tool_providers p ON p.id = b.provider_id
-  LEFT JOIN credentials c ON c.id = p.credential_id
-  LEFT JOIN space_tool_enablements e ON e.provider_id = b.provider_id AND e.space_id = b.space_id
-  WHERE b.space_id = ${spaceId} AND b.capability_id = '${WEB_SEARCH}'`;
-}
-
-/** The columns of `boundWebSearchSql`; all null in an outer join's row when the space has no binding. */
-export interface BoundWebSearchRow {
-  binding_id: string | null;
-  binding_created_at: Date | null;
-  tool_id: string | null;
-  tool_name: string | null;
-  capability_id: string | null;
-  capability_compatible: boolean | null;
-  capability_validation_error: string | null;
-  provider_id: string | null;
-  provider_slug: string | null;
-  provider_active: boolean | null;
-  command_argv: string[] | null;
-  cwd: string | null;
-  env: Record<string, string> | null;
-  secret_env_var: string | null;
-  credential_id: string | null;
-  last_error: string | null;
-  credential_found: boolean | null;
-  credential_active: boolean | null;
-  secret_sealed: string | null;
-  available: boolean | null;
-}
-
-const FIND_BOUND_SQL = boundWebSearchSql('$1::uuid');
 
 interface Bound {
   bindingId: string;
@@ -184,6 +136,7 @@ export class WebSearchCapabilityService {
     private readonly sessions: McpSessionPool,
     private readonly grants: ToolGrantsService,
     private readonly credentials: CredentialsService,
+    private readonly queries: ToolProvidersQueries,
   ) {}
 
   /** The binding and every reason it fails closed, with a live health probe. */
@@ -448,7 +401,7 @@ export class WebSearchCapabilityService {
 
   /** The binding with its tool, provider and credential, and whether the tool is available in the space: one query. */
   private async findBound(spaceId: string): Promise<Bound | null> {
-    const [row] = await this.prepared.query<BoundWebSearchRow>(FIND_BOUND_SQL, [spaceId]);
+    const [row] = await this.queries.boundWebSearch(this.prepared, spaceId);
     return boundFromRow(row);
   }
 

@@ -11,7 +11,8 @@ import type { ProviderRuntime } from './provider-runtime.service';
 import type { SpaceToolsService } from './space-tools.service';
 import type { ToolGrantsService } from './tool-grants.service';
 import { ProviderFailed } from './tool-providers.errors';
-import { BoundWebSearchRow, WebSearchCapabilityService } from './web-search-capability.service';
+import { BoundWebSearchRow, ToolProvidersQueries } from './tool-providers.queries';
+import { WebSearchCapabilityService } from './web-search-capability.service';
 
 const row: BoundWebSearchRow = {
   binding_id: 'binding-1',
@@ -98,6 +99,7 @@ describe('WebSearchCapabilityService health probes before calls', () => {
       sessions,
       {} as ToolGrantsService,
       {} as CredentialsService,
+      new ToolProvidersQueries(),
     );
   });
 

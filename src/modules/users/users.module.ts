@@ -3,12 +3,13 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { User } from './entities/user.entity';
 import { PreferencesController } from './preferences.controller';
 import { UsersController } from './users.controller';
+import { UsersQueries } from './users.queries';
 import { UsersService } from './users.service';
 
 @Module({
   imports: [TypeOrmModule.forFeature([User])],
   controllers: [UsersController, PreferencesController],
-  providers: [UsersService],
+  providers: [UsersService, UsersQueries],
   exports: [UsersService],
 })
 export class UsersModule {}

@@ -28,6 +28,7 @@ import { AiLiteracyStatus, User } from './entities/user.entity';
 import { withDefaults } from './preferences';
 import { toUserResponse, toUserSearchItem } from './users.mapper';
 import { PreparedQueries } from '../../database/prepared-queries';
+import { UsersQueries } from './users.queries';
 
 export interface NewUser {
   email: string;
@@ -69,14 +70,6 @@ const aiLiteracyChanges = (change: AiLiteracyChange): FieldChange[] => [
 
 const SEARCH_LIMIT = 10;
 
-// The columns toUserResponse reads, named as the entity's properties; dates as PostgreSQL writes them (as TypeORM reads them).
-const OWN_USER_SQL = `SELECT id, email, first_name AS "firstName", last_name AS "lastName", is_active AS "isActive",
-       is_superadmin AS "isSuperadmin", avatar_style AS "avatarStyle", avatar_color AS "avatarColor",
-       avatar_url AS "avatarUrl", ai_literacy_status AS "aiLiteracyStatus", ai_literacy_program AS "aiLiteracyProgram",
-       ai_literacy_completion_date::text AS "aiLiteracyCompletionDate",
-       ai_literacy_next_renewal::text AS "aiLiteracyNextRenewal", created_at AS "createdAt", last_login AS "lastLogin"
-  FROM users WHERE id = $1`;
-
 @Injectable()
 export class UsersService {
   constructor(
@@ -88,40 +81,40 @@ export class UsersService {
     private readonly memberships: MembershipDirectory,
     private readonly governance: GovernanceDirectory,
     private readonly prepared: PreparedQueries,
+    private readonly queries: UsersQueries,
   ) {}
 
   /** The signed-in user's own record, read on every `GET /auth/me`: a prepared statement, no entity mapping. */
   async getOwnResponse(userId: string): Promise<UserResponse | null> {
-    const [row] = await this.prepared.query<Partial<User>>(OWN_USER_SQL, [userId]);
+    const [row] = await this.queries.ownUser(this.prepared, userId);
     return row ? toUserResponse(Object.assign(new User(), row)) : null;
   }
 
   // Used by other modules (accounts, spaces, ...).
 
-  findById(id: string, em?: EntityManager): Promise<User | null> {
-    return (em?.getRepository(User) ?? this.users).findOneBy({ id });
+  findById(id: string, em: EntityManager): Promise<User | null> {
+    return em.getRepository(User).findOneBy({ id });
   }
 
-  findByIds(ids: string[], em?: EntityManager): Promise<User[]> {
+  findByIds(ids: string[], em: EntityManager): Promise<User[]> {
     if (!ids.length) return Promise.resolve([]);
-    return (em?.getRepository(User) ?? this.users)
-      .createQueryBuilder('u')
-      .where('u.id = ANY(:ids)', { ids })
-      .getMany();
+    return em.getRepository(User).createQueryBuilder('u').where('u.id = ANY(:ids)', { ids }).getMany();
   }
 
   /** Users by email (lowercased), for mentions. */
-  findByEmails(emails: string[], em?: EntityManager): Promise<User[]> {
+  findByEmails(emails: string[], em: EntityManager): Promise<User[]> {
     if (!emails.length) return Promise.resolve([]);
-    return (em?.getRepository(User) ?? this.users)
+    return em
+      .getRepository(User)
       .createQueryBuilder('u')
       .where('u.email = ANY(:emails)', { emails: emails.map((e) => e.trim().toLowerCase()) })
       .getMany();
   }
 
   /** With the password hash, for sign-in. */
-  findByEmailForLogin(email: string, em?: EntityManager): Promise<User | null> {
-    return (em?.getRepository(User) ?? this.users)
+  findByEmailForLogin(email: string, em: EntityManager): Promise<User | null> {
+    return em
+      .getRepository(User)
       .createQueryBuilder('u')
       .addSelect('u.passwordHash')
       .where('u.email = :email', { email: email.trim().toLowerCase() })
@@ -205,8 +198,9 @@ export class UsersService {
   }
 
   /** Emails of the superadmins, for the permissions export. */
-  async superadminEmails(em?: EntityManager): Promise<string[]> {
-    const rows = await (em?.getRepository(User) ?? this.users)
+  async superadminEmails(em: EntityManager): Promise<string[]> {
+    const rows = await em
+      .getRepository(User)
       .createQueryBuilder('u')
       .select('u.email', 'email')
       .where('u.isSuperadmin = true')
@@ -451,10 +445,7 @@ export class UsersService {
   }
 
   async getPreferences(actor: Actor): Promise<PreferencesResponse> {
-    const [row] = await this.prepared.query<{ preferences: User['preferences'] }>(
-      'SELECT preferences FROM users WHERE id = $1',
-      [actor.userId],
-    );
+    const [row] = await this.queries.preferences(this.prepared, actor.userId);
     if (!row) throw new NotFound('user', actor.userId);
     return withDefaults(row.preferences);
   }

@@ -3,6 +3,7 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, Repository } from 'typeorm';
 import type { Actor } from '../../common/auth/actor';
 import { jsonValue } from '../../database/json-column';
+import { AuditQueries } from './audit.queries';
 import { AuditEntry } from './entities/audit-entry.entity';
 
 export interface AuditRecord {
@@ -37,7 +38,10 @@ export interface AuditFilter {
 
 @Injectable()
 export class AuditService {
-  constructor(@InjectRepository(AuditEntry) private readonly entries: Repository<AuditEntry>) {}
+  constructor(
+    @InjectRepository(AuditEntry) private readonly entries: Repository<AuditEntry>,
+    private readonly queries: AuditQueries,
+  ) {}
 
   /** Newest first. */
   async list(filter: AuditFilter): Promise<{ items: AuditEntry[]; total: number }> {
@@ -81,26 +85,19 @@ export class AuditService {
   /** Writes many entries of one actor in one statement. */
   async recordMany(em: EntityManager, actor: Actor | null, records: AuditRecord[]): Promise<void> {
     if (!records.length) return;
-    await em.query(
-      `INSERT INTO audit_log (action, actor_id, impersonator_id, credential, resource_type, resource_id, space_id, ip, details)
-       SELECT r->>'action', (r->>'actor_id')::uuid, (r->>'impersonator_id')::uuid, r->>'credential',
-              r->>'resource_type', r->>'resource_id', (r->>'space_id')::uuid, r->>'ip', r->'details'
-         FROM jsonb_array_elements($1::jsonb) r`,
-      [
-        JSON.stringify(
-          records.map((record) => ({
-            action: record.action,
-            actor_id: actor?.userId ?? record.actorId ?? null,
-            impersonator_id: actor?.impersonatorId ?? null,
-            credential: actor ? credentialOf(actor) : null,
-            resource_type: record.resourceType,
-            resource_id: record.resourceId ?? null,
-            space_id: record.spaceId ?? null,
-            ip: record.ip ?? null,
-            details: record.details ?? {},
-          })),
-        ),
-      ],
+    await this.queries.insertMany(
+      em,
+      records.map((record) => ({
+        action: record.action,
+        actor_id: actor?.userId ?? record.actorId ?? null,
+        impersonator_id: actor?.impersonatorId ?? null,
+        credential: actor ? credentialOf(actor) : null,
+        resource_type: record.resourceType,
+        resource_id: record.resourceId ?? null,
+        space_id: record.spaceId ?? null,
+        ip: record.ip ?? null,
+        details: record.details ?? {},
+      })),
     );
   }
 }

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { IdempotencyKey } from './entities/idempotency-key.entity';
+import { IdempotencyQueries } from './idempotency.queries';
 import { IdempotencyStore } from './idempotency.store';
 
 /**
@@ -9,7 +10,7 @@ import { IdempotencyStore } from './idempotency.store';
  */
 @Module({
   imports: [TypeOrmModule.forFeature([IdempotencyKey])],
-  providers: [IdempotencyStore],
+  providers: [IdempotencyStore, IdempotencyQueries],
   exports: [IdempotencyStore],
 })
 export class IdempotencyModule {}

@@ -12,6 +12,7 @@ import { SecretBox } from '../crypto/secret-box.service';
 import { JobRunner } from '../jobs/job-runner.service';
 import { renewalIntervalMs } from '../jobs/lease';
 import { IdempotencyKeyInUse, IdempotencyKeyReused } from './idempotency.errors';
+import { IdempotencyQueries } from './idempotency.queries';
 
 /** How long a key replays its first response (the draft's and Stripe's 24 hours). */
 export const KEY_RETENTION_HOURS = 24;
@@ -35,13 +36,6 @@ interface HeldKey {
   token: string;
 }
 
-interface KeyRow {
-  fingerprint: string;
-  status: 'running' | 'done';
-  response_status: number | null;
-  response_sealed: string | null;
-}
-
 const sealContext = (scope: string, key: string) => `idempotency:${scope}:${key}`;
 
 /**
@@ -60,6 +54,7 @@ export class IdempotencyStore implements OnModuleInit, OnApplicationBootstrap, B
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly secrets: SecretBox,
     private readonly jobs: JobRunner,
+    private readonly queries: IdempotencyQueries,
   ) {}
 
   onModuleInit(): void {
@@ -81,28 +76,21 @@ export class IdempotencyStore implements OnModuleInit, OnApplicationBootstrap, B
     for (let attempt = 1; ; attempt++) {
       const token = randomUUID();
       // Takes the key when it is new, expired, or abandoned by a dead process mid-request (same request only).
-      const claimed = (await this.dataSource.query(
-        `INSERT INTO idempotency_keys (scope, key, fingerprint, status, claim_token, locked_until, expires_at)
-         VALUES ($1, $2, $3, 'running', $4, now() + make_interval(secs => $5), now() + make_interval(hours => $6))
-         ON CONFLICT (scope, key) DO UPDATE
-            SET fingerprint = EXCLUDED.fingerprint, status = 'running', claim_token = EXCLUDED.claim_token,
-                locked_until = EXCLUDED.locked_until, response_status = NULL, response_sealed = NULL,
-                created_at = now(), expires_at = EXCLUDED.expires_at
-          WHERE idempotency_keys.expires_at <= now()
-             OR (idempotency_keys.status = 'running' AND idempotency_keys.locked_until < now()
-                 AND idempotency_keys.fingerprint = EXCLUDED.fingerprint)
-         RETURNING claim_token`,
-        [scope, key, fingerprint, token, LEASE_MS / 1000, KEY_RETENTION_HOURS],
-      )) as { claim_token: string }[];
+      // Outside any transaction: on the DataSource's manager.
+      const claimed = await this.queries.claim(
+        this.dataSource.manager,
+        scope,
+        key,
+        fingerprint,
+        token,
+        LEASE_MS / 1000,
+        KEY_RETENTION_HOURS,
+      );
       if (claimed.length) {
         this.held.set(token, { scope, key, token });
         return { kind: 'claimed', token };
       }
-      const [row] = (await this.dataSource.query(
-        `SELECT fingerprint, status, response_status, response_sealed FROM idempotency_keys
-          WHERE scope = $1 AND key = $2 AND expires_at > now()`,
-        [scope, key],
-      )) as KeyRow[];
+      const row = await this.queries.live(this.dataSource.manager, scope, key);
       // Gone (expired or released) between the two statements: claim again.
       if (!row && attempt < CLAIM_TRIES) continue;
       if (!row || row.fingerprint !== fingerprint) throw new IdempotencyKeyReused();
@@ -131,40 +119,25 @@ export class IdempotencyStore implements OnModuleInit, OnApplicationBootstrap, B
       JSON.stringify({ headers: response.headers, body: response.body.toString('base64') }),
       sealContext(scope, key),
     );
-    await this.dataSource.query(
-      `UPDATE idempotency_keys SET status = 'done', locked_until = NULL, response_status = $4, response_sealed = $5
-        WHERE scope = $1 AND key = $2 AND claim_token = $3`,
-      [scope, key, token, response.status, sealed],
-    );
+    await this.queries.complete(this.dataSource.manager, scope, key, token, response.status, sealed);
   }
 
   /** Frees the key (nothing to replay): the client may retry it as new. */
   async release(scope: string, key: string, token: string): Promise<void> {
     this.held.delete(token);
-    await this.dataSource.query(
-      `DELETE FROM idempotency_keys WHERE scope = $1 AND key = $2 AND claim_token = $3`,
-      [scope, key, token],
-    );
+    await this.queries.release(this.dataSource.manager, scope, key, token);
   }
 
   /** Deletes keys past their 24 hours; answers how many. */
   async sweep(): Promise<number> {
-    const [, count] = (await this.dataSource.query(
-      `DELETE FROM idempotency_keys WHERE expires_at <= now()`,
-    )) as [unknown, number];
-    return count;
+    return this.queries.sweep(this.dataSource.manager);
   }
 
   private async renew(): Promise<void> {
     const held = [...this.held.values()];
     if (!held.length) return;
     try {
-      await this.dataSource.query(
-        `UPDATE idempotency_keys k SET locked_until = now() + make_interval(secs => $4)
-           FROM unnest($1::text[], $2::text[], $3::uuid[]) AS h(scope, key, token)
-          WHERE k.scope = h.scope AND k.key = h.key AND k.claim_token = h.token AND k.status = 'running'`,
-        [held.map((h) => h.scope), held.map((h) => h.key), held.map((h) => h.token), LEASE_MS / 1000],
-      );
+      await this.queries.renew(this.dataSource.manager, held, LEASE_MS / 1000);
     } catch (error) {
       this.logger.warn(`Idempotency key lease renewal failed: ${String(error)}`);
     }

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { InstanceScopeQueries } from './instance-scope.queries';
 import { InstanceUserCopies } from './instance-user-copies';
 
 /**
@@ -7,7 +8,7 @@ import { InstanceUserCopies } from './instance-user-copies';
  * too, on membership, sign-in and instance switch.
  */
 @Module({
-  providers: [InstanceUserCopies],
+  providers: [InstanceUserCopies, InstanceScopeQueries],
   exports: [InstanceUserCopies],
 })
 export class InstanceScopeModule {}

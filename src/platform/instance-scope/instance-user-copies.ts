@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { InstanceDatabases } from '../../database/instance-databases';
+import { InstanceScopeQueries } from './instance-scope.queries';
 
 /** How long a copy counts as fresh in this process before the next request of its user refreshes it. */
 const FRESH_MS = 5 * 60 * 1000;
@@ -18,7 +19,10 @@ const FRESH_MS = 5 * 60 * 1000;
 export class InstanceUserCopies {
   private readonly freshUntil = new Map<string, number>();
 
-  constructor(private readonly databases: InstanceDatabases) {}
+  constructor(
+    private readonly databases: InstanceDatabases,
+    private readonly queries: InstanceScopeQueries,
+  ) {}
 
   /** Refreshes the copy unless this process did so recently (the per-request path). */
   async ensure(instanceId: string, userId: string, instance: DataSource): Promise<void> {
@@ -31,20 +35,10 @@ export class InstanceUserCopies {
     const target = instance ?? (await this.databases.dataSource(instanceId));
     const deployment = this.databases.deploymentDataSource;
     if (target === deployment) return;
-    const [found] = (await deployment.query('SELECT row_to_json(u) AS row FROM users u WHERE u.id = $1', [
-      userId,
-    ])) as { row: Record<string, unknown> }[];
+    const found = await this.queries.userRow(deployment.manager, userId);
     if (!found) return;
     // Both databases run the same migrations, so the row converts column for column.
-    const row = { ...found.row, password_hash: null };
-    const updates = Object.keys(row)
-      .filter((column) => column !== 'id')
-      .map((column) => `"${column}" = EXCLUDED."${column}"`);
-    await target.query(
-      `INSERT INTO users SELECT * FROM json_populate_record(NULL::users, $1::json)
-       ON CONFLICT (id) DO UPDATE SET ${updates.join(', ')}`,
-      [JSON.stringify(row)],
-    );
+    await this.queries.upsertUserRow(target.manager, { ...found, password_hash: null });
     this.freshUntil.set(`${instanceId}:${userId}`, Date.now() + FRESH_MS);
   }
 }

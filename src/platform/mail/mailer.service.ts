@@ -7,6 +7,7 @@ import { SerialTask } from '../jobs/serial-task';
 import { Wakeup } from '../jobs/wakeup.service';
 import { MailAttachment, MailMessage } from './entities/mail-message.entity';
 import { InstanceDatabases } from '../../database/instance-databases';
+import { ClaimedRow, MailQueries } from './mail.queries';
 
 export interface OutgoingMail {
   to: string;
@@ -41,6 +42,7 @@ export class MailerService implements OnModuleInit, BeforeApplicationShutdown {
     @InjectRepository(MailMessage) private readonly messages: Repository<MailMessage>,
     private readonly wakeup: Wakeup,
     private readonly databases: InstanceDatabases,
+    private readonly queries: MailQueries,
   ) {
     this.transport = config.smtpUrl ? createTransport(config.smtpUrl, { from: config.mailFrom }) : null;
   }
@@ -92,15 +94,8 @@ export class MailerService implements OnModuleInit, BeforeApplicationShutdown {
     for (;;) {
       // Claim in one statement so no transaction is held while talking SMTP;
       // a claim left by a crashed process expires after a minute.
-      const [claimed] = (await this.messages.query(
-        `UPDATE mail_outbox SET status = 'sending', next_attempt_at = now() + interval '1 minute',
-                attempts = attempts + 1
-          WHERE id IN (SELECT id FROM mail_outbox
-                        WHERE status IN ('pending', 'sending') AND next_attempt_at <= now()
-                        ORDER BY next_attempt_at LIMIT $1 FOR UPDATE SKIP LOCKED)
-          RETURNING id, recipient, subject, text_body, html_body, attachments, attempts`,
-        [BATCH],
-      )) as [ClaimedRow[], number];
+      // No transaction: the claim runs on the (instance's) DataSource manager.
+      const claimed = await this.queries.claimDue(this.messages.manager, BATCH);
       if (!claimed.length) return;
       for (const row of claimed) await this.deliver(row);
       if (claimed.length < BATCH) return;
@@ -137,14 +132,4 @@ export class MailerService implements OnModuleInit, BeforeApplicationShutdown {
       });
     }
   }
-}
-
-interface ClaimedRow {
-  id: string;
-  recipient: string;
-  subject: string;
-  text_body: string;
-  html_body: string;
-  attachments: MailAttachment[];
-  attempts: number;
 }

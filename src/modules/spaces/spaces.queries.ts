@@ -1,0 +1,53 @@
+import { Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
+import type { SpaceAccessRow } from '../../common/permissions/space-access.port';
+import { isUuid } from './slug';
+
+/**
+ * The spaces module's raw SQL outside the effective-role statements
+ * (membership-roles.queries.ts). Raw because each is one round trip the
+ * repository API would split or could not say:
+ * - the space-role check reads the space and the caller's membership in one
+ *   statement (it runs on most requests): spaces_slug_key or the spaces
+ *   primary key, then space_memberships' primary key (space_id, user_id);
+ * - the members among a set of users: space_memberships' primary key;
+ * - the free-slug search: spaces_slug_key (equality, and LIKE on a prefix).
+ */
+@Injectable()
+export class SpacesQueries {
+  /** The space (by slug or id) with the user's membership role, null when there is no such space. */
+  async spaceWithRole(
+    em: EntityManager,
+    spaceIdOrSlug: string,
+    userId: string,
+  ): Promise<SpaceAccessRow | null> {
+    // One indexed query: the space by its unique slug (or id) and the caller's membership by primary key.
+    const column = isUuid(spaceIdOrSlug) ? 's.id' : 's.slug';
+    const rows = (await em.query(
+      `SELECT s.id, s.slug, s.name, s.features, m.role
+         FROM spaces s
+         LEFT JOIN space_memberships m ON m.space_id = s.id AND m.user_id = $2
+        WHERE ${column} = $1`,
+      [spaceIdOrSlug, userId],
+    )) as SpaceAccessRow[];
+    return rows[0] ?? null;
+  }
+
+  /** Which of `userIds` are members of the space. */
+  async memberIdsAmong(em: EntityManager, spaceId: string, userIds: string[]): Promise<string[]> {
+    const rows = (await em.query(
+      `SELECT user_id FROM space_memberships WHERE space_id = $1 AND user_id = ANY($2::uuid[])`,
+      [spaceId, userIds],
+    )) as { user_id: string }[];
+    return rows.map((row) => row.user_id);
+  }
+
+  /** The slugs equal to `slug` or starting with `prefixPattern` (a LIKE pattern, escaped). */
+  async slugsLike(em: EntityManager, slug: string, prefixPattern: string): Promise<string[]> {
+    const rows = (await em.query(`SELECT slug FROM spaces WHERE slug = $1 OR slug LIKE $2`, [
+      slug,
+      prefixPattern,
+    ])) as { slug: string }[];
+    return rows.map((row) => row.slug);
+  }
+}
