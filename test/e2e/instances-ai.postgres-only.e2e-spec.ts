@@ -1,7 +1,8 @@
 import { AiProviderServer, startAiProviderServer } from '../support/ai-provider-server';
 import { startApp, TestApp } from '../support/app';
-import { databaseUrl, dropDatabase, withServer, workerDatabase } from '../support/database';
+import { dropDatabase, workerDatabase } from '../support/database';
 import { bearer, createProduct, createSpace, rootUser, TestUser } from '../support/factories';
+import { createInstance } from '../support/instances';
 import { expectProblem } from '../support/problem';
 
 // AI calls on an instance: its own provider configuration, else the global one (docs/decisions.md#instances).
@@ -23,22 +24,13 @@ describe('Instances: AI calls use the instance configuration, else the global on
     provider.respondWith(() => ({ content: JSON.stringify(HYPOTHESES) }));
     t = await startApp({ env: { TRUSTED_AI_HOSTS: provider.host, AI_MAX_RETRIES: '0' } });
     root = await rootUser(t.http);
-    await withServer(async (client) => {
-      await client.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
-      await client.query(`CREATE DATABASE ${dbName}`);
+    const instance = await createInstance(t.http, root, {
+      slug: `ai-${worker}`,
+      name: 'AI',
+      database: dbName,
     });
-    const created = await t.http
-      .post(`${API}/admin/instances`)
-      .set(bearer(root))
-      .send({ slug: `ai-${worker}`, name: 'AI', database_url: databaseUrl(dbName) });
-    if (created.status !== 201)
-      throw new Error(`instance: ${created.status} ${JSON.stringify(created.body)}`);
-    instanceId = created.body.id;
-    const switched = await t.http
-      .post(`${API}/auth/switch-instance`)
-      .set(bearer(root))
-      .send({ instance: instanceId });
-    onInstance = { token: switched.body.access_token };
+    instanceId = instance.id;
+    onInstance = { token: instance.token };
     // Other suites on this database may have left a global configuration behind.
     await t.http.delete(AI).set(bearer(root));
   });

@@ -1,7 +1,8 @@
 import { DEFAULT_INSTANCE_ID } from '../../src/database/instance-ids';
 import { startApp, TestApp, workerDatabaseUrl } from '../support/app';
-import { databaseUrl, dropDatabase, queryDb, withServer, workerDatabase } from '../support/database';
+import { dropDatabase, queryDb, workerDatabase } from '../support/database';
 import { bearer, rootUser, TestUser } from '../support/factories';
+import { createInstance } from '../support/instances';
 import { expectProblem } from '../support/problem';
 
 // Instance-scoped embedding configuration overriding the global one (api-spec: instance scope).
@@ -21,23 +22,14 @@ describe('Instances: instance-scoped embedding configuration', () => {
   beforeAll(async () => {
     t = await startApp();
     root = await rootUser(t.http);
-    await withServer(async (client) => {
-      await client.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
-      await client.query(`CREATE DATABASE ${dbName}`);
+    const instance = await createInstance(t.http, root, {
+      slug: `cfg-${worker}`,
+      name: 'Config',
+      database: dbName,
     });
-    instanceUrl = databaseUrl(dbName);
-    const created = await t.http
-      .post(ADMIN)
-      .set(bearer(root))
-      .send({ slug: `cfg-${worker}`, name: 'Config', database_url: instanceUrl });
-    if (created.status !== 201)
-      throw new Error(`instance: ${created.status} ${JSON.stringify(created.body)}`);
-    instanceId = created.body.id;
-    const switched = await t.http
-      .post(`${API}/auth/switch-instance`)
-      .set(bearer(root))
-      .send({ instance: instanceId });
-    onInstance = { token: switched.body.access_token };
+    instanceId = instance.id;
+    instanceUrl = instance.databaseUrl;
+    onInstance = { token: instance.token };
     await t.http.delete(CONFIG).set(bearer(root));
   });
   afterAll(async () => {
