@@ -1,24 +1,21 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
+import type { ProductRow } from './products.queries';
 
-/** A product of the read model without its people, with its name-order key. */
-export interface ProductRow {
-  id: string;
-  space_id: string;
-  name: string;
-  sort_key: string;
-  description: string | null;
-  product_type: string;
-  domain: string | null;
-  tags: string[];
-  criticality: string | null;
-  sensitivity: string | null;
-  maintenance_status: string | null;
-  sla_freshness_minutes: number | null;
-  attributes: Record<string, unknown>;
-  created_at: Date;
-  updated_at: Date;
-}
+/**
+ * A product of the governance read model: the product row's columns without the logging fields and
+ * without its people (read in one more statement), with its name-order key.
+ */
+export type GovernanceProductRow = Omit<
+  ProductRow,
+  'logging_event_types' | 'logging_last_reviewed' | 'logging_notes' | 'people' | 'counter_total'
+> & { sort_key: string };
+
+/**
+ * The name product-read-model.service.ts imports (that file belongs to another branch of work);
+ * switch it to GovernanceProductRow there, then drop this alias.
+ */
+export type { GovernanceProductRow as ProductRow };
 
 const SELECT = `
   SELECT p.id, p.space_id, p.name, lower(p.name) AS sort_key, p.description, p.product_type, p.domain, p.tags,
@@ -47,12 +44,12 @@ export class ProductReadModelQueries {
     spaceId: string,
     afterKey: string | null,
     limit: number,
-  ): Promise<ProductRow[]> {
+  ): Promise<GovernanceProductRow[]> {
     return (await em.query(
       `${SELECT} WHERE p.space_id = $1 AND ($2::text IS NULL OR lower(p.name) > $2)
         ORDER BY lower(p.name) LIMIT $3`,
       [spaceId, afterKey, limit],
-    )) as ProductRow[];
+    )) as GovernanceProductRow[];
   }
 
   /** Up to `limit` products of the space in id order after `afterId`. */
@@ -61,19 +58,19 @@ export class ProductReadModelQueries {
     spaceId: string,
     afterId: string | null,
     limit: number,
-  ): Promise<ProductRow[]> {
+  ): Promise<GovernanceProductRow[]> {
     return (await em.query(
       `${SELECT} WHERE p.space_id = $1 AND ($2::uuid IS NULL OR p.id > $2) ORDER BY p.id LIMIT $3`,
       [spaceId, afterId, limit],
-    )) as ProductRow[];
+    )) as GovernanceProductRow[];
   }
 
   /** The products of the space among `ids`, in name order. */
-  async inSpace(em: EntityManager, spaceId: string, ids: string[]): Promise<ProductRow[]> {
+  async inSpace(em: EntityManager, spaceId: string, ids: string[]): Promise<GovernanceProductRow[]> {
     return (await em.query(
       `${SELECT} WHERE p.space_id = $1 AND p.id = ANY($2::uuid[]) ORDER BY lower(p.name)`,
       [spaceId, ids],
-    )) as ProductRow[];
+    )) as GovernanceProductRow[];
   }
 
   /** How many products the space holds (its product counter, else a count). */

@@ -13,7 +13,12 @@ export interface ProductFilters {
   criticalityIds?: string[];
 }
 
-interface ProductRow {
+/**
+ * The product read model's row: one product as the catalog's statements answer it (snake_case wire
+ * names, metadata value names joined). The one declaration of it: the reads below, the governance
+ * read model (product-read-model.queries.ts, a subset of its columns) and the mapper use this type.
+ */
+export interface ProductRow {
   id: string;
   space_id: string;
   name: string;
@@ -31,7 +36,8 @@ interface ProductRow {
   logging_notes: string | null;
   created_at: Date;
   updated_at: Date;
-  people: { id: string; full_name: string; role: 'owner' | 'steward' }[];
+  /** Owners and stewards with their names, aggregated per product. */
+  people: { id: string; full_name: string; role: GovernanceRole }[];
   /** Only on unfiltered pages: the space's product counter. */
   counter_total?: number | null;
 }
@@ -54,7 +60,8 @@ const selectProducts = (extraColumns = '') => `
     LEFT JOIN sensitivity_levels sens ON sens.id = p.sensitivity_id
     LEFT JOIN maintenance_statuses maint ON maint.id = p.maintenance_status_id`;
 
-function toResponse(row: ProductRow): ProductResponse {
+/** The mapper of the row: the API's product (owners and stewards split, timestamps as ISO strings). */
+function toProductResponse(row: ProductRow): ProductResponse {
   const owners: PersonRef[] = [];
   const stewards: PersonRef[] = [];
   for (const person of row.people) {
@@ -106,12 +113,12 @@ export class ProductQueries {
       productId,
       spaceId,
     ])) as ProductRow[];
-    return rows[0] ? toResponse(rows[0]) : null;
+    return rows[0] ? toProductResponse(rows[0]) : null;
   }
 
   async byIds(em: EntityManager, ids: string[]): Promise<ProductResponse[]> {
     const rows = (await em.query(`${selectProducts()} WHERE p.id = ANY($1::uuid[])`, [ids])) as ProductRow[];
-    return rows.map(toResponse);
+    return rows.map(toProductResponse);
   }
 
   /**
@@ -163,7 +170,7 @@ export class ProductQueries {
       }[];
       total = count.n;
     }
-    return { items: rows.map(toResponse), total };
+    return { items: rows.map(toProductResponse), total };
   }
 
   /** Id and name of the products that exist among `ids` (in `spaceId` only, when given), by name. */

@@ -1,3 +1,4 @@
+import { PickType } from '@nestjs/swagger';
 import { SlugParams } from '../../../common/http/slug-params.dto';
 
 import {
@@ -32,7 +33,12 @@ export class CreateLevelDto {
   description?: string | null;
 }
 
-export class UpdateLevelDto {
+/**
+ * `description` is create's (already optional). The others are declared here: on create `name` is
+ * required and documented, `color` documents a default that must not apply on update, and
+ * `sort_order` documents create's placement.
+ */
+export class UpdateLevelDto extends PickType(CreateLevelDto, ['description'] as const) {
   @TextField({ optional: true, max: 100 })
   name?: string;
 
@@ -41,9 +47,6 @@ export class UpdateLevelDto {
 
   @IntField({ optional: true, min: 0, max: 100_000 })
   sort_order?: number;
-
-  @StringField({ optional: true, nullable: true, max: 2000 })
-  description?: string | null;
 }
 
 export class CreateStatusDto {

@@ -1,4 +1,4 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty, PickType } from '@nestjs/swagger';
 import { PageQuery } from '../../../common/http/page.dto';
 import { SPACE_ROLES } from '../../../common/permissions/space-access.port';
 import { EnumField, StringField, UuidField } from '../../../common/validation/field.decorators';
@@ -17,13 +17,8 @@ export class CreateScimGroupMappingDto {
   role: string;
 }
 
-export class UpdateScimGroupMappingDto {
-  @EnumField(SPACE_ROLES, {
-    enumName: 'SpaceRole',
-    description: 'The role the group members hold in the space.',
-  })
-  role: string;
-}
+/** Only the role changes (the group and the space make the mapping). */
+export class UpdateScimGroupMappingDto extends PickType(CreateScimGroupMappingDto, ['role'] as const) {}
 
 export class ListScimGroupMappingsQuery extends PageQuery {
   @UuidField({ optional: true, description: 'Only the mappings of this SCIM group.' })

@@ -1,3 +1,4 @@
+import { PickType } from '@nestjs/swagger';
 import { SlugParams } from '../../../common/http/slug-params.dto';
 
 import { PageQuery } from '../../../common/http/page.dto';
@@ -35,13 +36,13 @@ export class CreateSpaceDto {
   description?: string | null;
 }
 
-/** Only the fields given change; the slug never changes. */
-export class UpdateSpaceDto {
+/**
+ * Only the fields given change; the slug never changes. `description` is create's (already optional);
+ * `name` is declared here: on create it is required and documented with an example.
+ */
+export class UpdateSpaceDto extends PickType(CreateSpaceDto, ['description'] as const) {
   @TextField({ optional: true, max: 200 })
   name?: string;
-
-  @StringField({ optional: true, nullable: true, max: 5000 })
-  description?: string | null;
 }
 
 /** Flags to set; those left out keep their value. */
