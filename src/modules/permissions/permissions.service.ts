@@ -7,7 +7,7 @@ import { AuditService } from '../../platform/audit/audit.service';
 import { ProductsService } from '../catalog/products.service';
 import { DirectGrantChange, MembersService } from '../spaces/members.service';
 import { SpacesService } from '../spaces/spaces.service';
-import { UsersService } from '../users/users.service';
+import { UserDirectoryService } from '../users/user-directory.service';
 import {
   ImportPermissionsDto,
   PermissionsDocumentResponse,
@@ -31,7 +31,7 @@ import {
 export class PermissionsService {
   constructor(
     private readonly tx: TransactionRunner,
-    private readonly users: UsersService,
+    private readonly users: UserDirectoryService,
     private readonly spaces: SpacesService,
     private readonly members: MembersService,
     private readonly products: ProductsService,
@@ -51,7 +51,7 @@ export class PermissionsService {
         ...grants.groups.map((g) => g.userId),
         ...roles.map((r) => r.userId),
       ]);
-      const emails = new Map((await this.users.findByIds([...userIds], em)).map((u) => [u.id, u.email]));
+      const emails = new Map((await this.users.findByIds(em, [...userIds])).map((u) => [u.id, u.email]));
       const slugs = new Map(spaces.map((s) => [s.id, s.slug]));
       const byEmail = (a: { email: string }, b: { email: string }) => a.email.localeCompare(b.email);
       return {
@@ -188,7 +188,7 @@ export class PermissionsService {
       ...document.spaces.flatMap((s) => s.members.map((m) => m.email)),
       ...document.productRoles.map((r) => r.email),
     ];
-    remember(await this.users.findByEmails([...new Set(named)], em));
+    remember(await this.users.findByEmails(em, [...new Set(named)]));
 
     const slugs = [
       ...new Set([...document.spaces.map((s) => s.slug), ...document.productRoles.map((r) => r.space)]),
@@ -205,7 +205,7 @@ export class PermissionsService {
         ...roles.map((r) => r.userId),
       ]),
     ];
-    const memberUsers = await this.users.findByIds(memberIds, em);
+    const memberUsers = await this.users.findByIds(em, memberIds);
     remember(memberUsers);
     const emailOf = new Map(memberUsers.map((u) => [u.id, u.email]));
 
