@@ -4,7 +4,7 @@ import { Repository } from 'typeorm';
 import type { Actor } from '../../common/auth/actor';
 import { MembershipDirectory } from '../../common/permissions/space-access.port';
 import { TransactionRunner } from '../../database/transaction-runner';
-import { ProductsService } from '../catalog/products.service';
+import { ProductDirectoryService } from '../catalog/product-directory.service';
 import { QualityReadService } from '../quality/quality-read.service';
 import { UserDirectoryService } from '../users/user-directory.service';
 import { OnboardingResponse, UpdateOnboardingDto } from './dto/onboarding.dto';
@@ -19,7 +19,7 @@ export class OnboardingService {
     private readonly tx: TransactionRunner,
     private readonly users: UserDirectoryService,
     private readonly memberships: MembershipDirectory,
-    private readonly products: ProductsService,
+    private readonly products: ProductDirectoryService,
     private readonly quality: QualityReadService,
   ) {}
 
@@ -52,7 +52,7 @@ export class OnboardingService {
     const [user, spaces, firstProduct] = await Promise.all([
       this.users.findById(em, userId),
       this.memberships.spacesOf(userId),
-      this.products.isInvolvedInAnyProduct(userId, em),
+      this.products.isInvolvedInAnyProduct(em, userId),
     ]);
     return {
       profile_completed: !!user?.firstName && !!user.lastName,

@@ -4,6 +4,7 @@ import type { Actor } from '../../common/auth/actor';
 import { ValidationFailed } from '../../common/errors/domain-error';
 import { TransactionRunner } from '../../database/transaction-runner';
 import { AuditService } from '../../platform/audit/audit.service';
+import { ProductDirectoryService } from '../catalog/product-directory.service';
 import { ProductsService } from '../catalog/products.service';
 import { DirectGrantChange, MembersService } from '../spaces/members.service';
 import { SpacesService } from '../spaces/spaces.service';
@@ -35,6 +36,7 @@ export class PermissionsService {
     private readonly spaces: SpacesService,
     private readonly members: MembersService,
     private readonly products: ProductsService,
+    private readonly productDirectory: ProductDirectoryService,
     private readonly audit: AuditService,
   ) {}
 
@@ -45,7 +47,7 @@ export class PermissionsService {
         em,
         spaces.map((s) => s.id),
       );
-      const roles = await this.products.governanceRolesIn(em, null);
+      const roles = await this.productDirectory.governanceRolesIn(em, null);
       const userIds = new Set([
         ...grants.direct.map((g) => g.userId),
         ...grants.groups.map((g) => g.userId),
@@ -197,7 +199,7 @@ export class PermissionsService {
     const spaceIds = spaces.map((s) => s.id);
     if (lock) await this.members.lockSpaces(em, spaceIds);
     const grants = await this.members.grantsIn(em, spaceIds);
-    const roles = spaces.length ? await this.products.governanceRolesIn(em, spaceIds) : [];
+    const roles = spaces.length ? await this.productDirectory.governanceRolesIn(em, spaceIds) : [];
     const memberIds = [
       ...new Set([
         ...grants.direct.map((g) => g.userId),
@@ -212,7 +214,7 @@ export class PermissionsService {
     for (const space of spaces) {
       ids.spaces.set(space.slug, space.id);
       const names = document.productRoles.filter((r) => r.space === space.slug).map((r) => r.product);
-      const products = await this.products.idsByName(em, space.id, [...new Set(names)]);
+      const products = await this.productDirectory.idsByName(em, space.id, [...new Set(names)]);
       for (const [name, id] of products) ids.products.set(`${space.slug}/${name}`, id);
       const groupGrants = new Map<string, GroupGrant[]>();
       for (const g of grants.groups.filter((g) => g.spaceId === space.id)) {

@@ -8,7 +8,7 @@ import { TransactionRunner } from '../../database/transaction-runner';
 import { nextOccurrence } from '../../platform/jobs/cron';
 import { JobRunner } from '../../platform/jobs/job-runner.service';
 import { OutboxService } from '../../platform/outbox/outbox.service';
-import { ProductsService } from '../catalog/products.service';
+import { ProductDirectoryService } from '../catalog/product-directory.service';
 import { ConnectorsService } from '../connectors/connectors.service';
 import { SourceCatalog } from '../connectors/source-catalog';
 import { UserDatabaseError } from '../connectors/user-database';
@@ -42,7 +42,7 @@ export class CheckRunnerService implements OnModuleInit {
     private readonly access: SpaceAccessPort,
     private readonly tx: TransactionRunner,
     private readonly outbox: OutboxService,
-    private readonly products: ProductsService,
+    private readonly products: ProductDirectoryService,
     private readonly connectors: ConnectorsService,
     private readonly catalog: SourceCatalog,
     private readonly ingestion: AlertIngestion,
@@ -134,7 +134,7 @@ export class CheckRunnerService implements OnModuleInit {
       };
     }
     try {
-      const product = await this.products.getInSpace(check.spaceId, check.productId, this.dataSource.manager);
+      const product = await this.products.getInSpace(this.dataSource.manager, check.spaceId, check.productId);
       const timeout = check.config.timeout_seconds as number | undefined;
       return await this.connectors.withReadOnlySession(
         check.spaceId,
@@ -182,7 +182,7 @@ export class CheckRunnerService implements OnModuleInit {
       }),
     );
     if (evaluation.status === 'failed') {
-      const [product] = await this.products.namesOf([check.productId], em);
+      const [product] = await this.products.namesOf(em, [check.productId]);
       const { alert } = await this.ingestion.open(em, {
         spaceId: check.spaceId,
         productId: check.productId,

@@ -8,7 +8,7 @@ import { SpaceAccess } from '../../common/permissions/space-access.port';
 import { jsonValue } from '../../database/json-column';
 import { TransactionRunner } from '../../database/transaction-runner';
 import { cronError, nextOccurrence } from '../../platform/jobs/cron';
-import { ProductsService } from '../catalog/products.service';
+import { ProductDirectoryService } from '../catalog/product-directory.service';
 import { ConnectorsService } from '../connectors/connectors.service';
 import { findColumn, SourceCatalog } from '../connectors/source-catalog';
 import { UserDatabaseError } from '../connectors/user-database';
@@ -36,7 +36,7 @@ export class ChecksService {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly tx: TransactionRunner,
-    private readonly products: ProductsService,
+    private readonly products: ProductDirectoryService,
     private readonly connectors: ConnectorsService,
     private readonly catalog: SourceCatalog,
   ) {}
@@ -173,7 +173,7 @@ export class ChecksService {
   }
 
   private async checkProduct(em: EntityManager, spaceId: string, productId: string, errors: FieldError[]) {
-    const [product] = await this.products.namesOf([productId], em, spaceId);
+    const [product] = await this.products.namesOf(em, [productId], spaceId);
     if (!product) {
       errors.push({ field: 'product_id', message: 'product_id must name a product of this space.' });
     }

@@ -12,7 +12,7 @@ import {
 } from '../../common/permissions/space-access.port';
 import { TransactionRunner } from '../../database/transaction-runner';
 import { OutboxService } from '../../platform/outbox/outbox.service';
-import { ProductsService } from '../catalog/products.service';
+import { ProductDirectoryService } from '../catalog/product-directory.service';
 import { NotificationsService } from '../notifications/notifications.service';
 import type { User } from '../users/entities/user.entity';
 import { UserDirectoryService } from '../users/user-directory.service';
@@ -50,7 +50,7 @@ export class TicketsService {
     private readonly access: SpaceAccessPort,
     private readonly memberships: MembershipDirectory,
     private readonly users: UserDirectoryService,
-    private readonly products: ProductsService,
+    private readonly products: ProductDirectoryService,
     private readonly notifications: NotificationsService,
     private readonly tx: TransactionRunner,
     private readonly outbox: OutboxService,
@@ -337,7 +337,7 @@ export class TicketsService {
     errors: FieldError[],
   ): Promise<void> {
     if (!productId) return;
-    const [product] = await this.products.findByIds([productId], em);
+    const [product] = await this.products.findByIds(em, [productId]);
     if (!product || product.space_id !== spaceId) {
       errors.push({ field: 'product_id', message: 'product_id must name a product of the space.' });
     }
