@@ -14,6 +14,7 @@ import {
 } from '../support/factories';
 import { expectProblem, invalidFields } from '../support/problem';
 import { TransactionRunner } from '../../src/database/transaction-runner';
+import { ProductDirectoryService } from '../../src/modules/catalog/product-directory.service';
 import { ProductsService } from '../../src/modules/catalog/products.service';
 
 const API = '/api/v1.0';
@@ -425,12 +426,14 @@ describe('data products', () => {
 
   describe('service methods for other modules', () => {
     let service: ProductsService;
+    let directory: ProductDirectoryService;
     let tx: TransactionRunner;
     // Outside a transaction the helpers read on the DataSource's manager.
     let em: EntityManager;
 
     beforeAll(() => {
       service = t.app.get(ProductsService);
+      directory = t.app.get(ProductDirectoryService);
       em = t.app.get(DataSource).manager;
       tx = t.app.get(TransactionRunner);
     });
@@ -441,12 +444,12 @@ describe('data products', () => {
         steward_ids: [viewer.id],
       });
       const b = await createProduct(t.http, editor, space);
-      expect(await service.getInSpace(space.id, a.id, em)).toEqual(a);
+      expect(await directory.getInSpace(em, space.id, a.id)).toEqual(a);
       const other = await createSpace(t.http, admin);
-      await expect(service.getInSpace(other.id, a.id, em)).rejects.toMatchObject({ status: 404 });
-      const found = await service.findByIds([a.id, b.id, randomUUID()], em);
+      await expect(directory.getInSpace(em, other.id, a.id)).rejects.toMatchObject({ status: 404 });
+      const found = await directory.findByIds(em, [a.id, b.id, randomUUID()]);
       expect(found.map((p) => p.id).sort()).toEqual([a.id, b.id].sort());
-      expect(await service.ownersAndStewardsOf([a.id, b.id], em)).toEqual([
+      expect(await directory.ownersAndStewardsOf(em, [a.id, b.id])).toEqual([
         { productId: a.id, ownerIds: [editor.id], stewardIds: [viewer.id] },
       ]);
     });

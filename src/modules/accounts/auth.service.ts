@@ -24,7 +24,7 @@ import { InstancesService } from '../instances/instances.service';
 import type { Page } from '../../common/http/page.dto';
 import { UserResponse } from '../users/dto/user.response';
 import { toUserResponse } from '../users/users.mapper';
-import { UsersService } from '../users/users.service';
+import { UserDirectoryService } from '../users/user-directory.service';
 import {
   ChangePasswordDto,
   RegisterDto,
@@ -51,7 +51,7 @@ export class AuthService {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly tx: TransactionRunner,
-    private readonly users: UsersService,
+    private readonly users: UserDirectoryService,
     private readonly sessions: SessionsService,
     private readonly hasher: PasswordHasher,
     private readonly mailer: MailerService,
@@ -112,7 +112,7 @@ export class AuthService {
   async login(form: TokenRequestDto, client: ClientInfo): Promise<IssuedTokens> {
     const email = form.username.trim().toLowerCase();
     await this.refuseWhileLockedOut(email);
-    const user = await this.users.findByEmailForLogin(email, this.dataSource.manager);
+    const user = await this.users.findByEmailForLogin(this.dataSource.manager, email);
     const valid = await this.hasher.verify(user?.passwordHash ?? null, form.password);
     if (!user || !valid) {
       await this.tx.run(async (em) => {
@@ -135,7 +135,7 @@ export class AuthService {
     );
     return this.tx.run(async (em) => {
       await em.getRepository(LoginFailure).delete({ email });
-      await this.users.markLoggedIn(user.id, em);
+      await this.users.markLoggedIn(em, user.id);
       const tokens = await this.sessions.start(em, user.id, client, instance.id);
       await this.audit.record(em, null, {
         action: 'auth.login',
@@ -174,7 +174,7 @@ export class AuthService {
       if (session.revokedAt || session.expiresAt.getTime() <= now || presented.expiresAt.getTime() <= now) {
         return { error: 'The session has ended: sign in again.' } as const;
       }
-      const user = await this.users.findById(session.userId, em);
+      const user = await this.users.findById(em, session.userId);
       if (!user?.isActive) return { error: 'The account is deactivated.' } as const;
       if (
         !(await this.instances.canReach(
@@ -227,7 +227,7 @@ export class AuthService {
   }
 
   async forgotPassword(email: string): Promise<MessageResponse> {
-    const user = await this.users.findByEmailForLogin(email, this.dataSource.manager);
+    const user = await this.users.findByEmailForLogin(this.dataSource.manager, email);
     if (user?.isActive) {
       const token = randomToken();
       await this.tx.run(async (em) => {
@@ -273,7 +273,7 @@ export class AuthService {
         throw new BadRequest('The reset token is invalid or has expired.', 'reset_token_invalid');
       }
       await em.getRepository(PasswordResetToken).update(reset.tokenHash, { usedAt: new Date() });
-      await this.users.setPasswordHash(reset.userId, passwordHash, em);
+      await this.users.setPasswordHash(em, reset.userId, passwordHash);
       await this.sessions.revokeAllOf(em, reset.userId, 'password_reset');
       await this.audit.record(em, null, {
         action: 'auth.password_reset',
@@ -286,13 +286,13 @@ export class AuthService {
 
   async changePassword(actor: Actor, dto: ChangePasswordDto, client: ClientInfo): Promise<MessageResponse> {
     // Hashing happens outside the transaction: on the embedded database it would hold the only connection.
-    const currentHash = await this.users.findPasswordHash(actor.userId, this.dataSource.manager);
+    const currentHash = await this.users.findPasswordHash(this.dataSource.manager, actor.userId);
     if (!(await this.hasher.verify(currentHash, dto.current_password))) {
       throw new BadRequest('The current password is not correct.', 'current_password_wrong');
     }
     const passwordHash = await this.hasher.hash(dto.new_password);
     await this.tx.run(async (em) => {
-      await this.users.setPasswordHash(actor.userId, passwordHash, em);
+      await this.users.setPasswordHash(em, actor.userId, passwordHash);
       await this.sessions.revokeAllOf(em, actor.userId, 'password_changed', actor.sessionId);
       await this.audit.record(em, actor, {
         action: 'auth.password_changed',
@@ -306,7 +306,7 @@ export class AuthService {
 
   async impersonate(actor: Actor, userId: string, client: ClientInfo): Promise<ImpersonationTokenResponse> {
     return this.tx.run(async (em) => {
-      const target = await this.users.findById(userId, em);
+      const target = await this.users.findById(em, userId);
       if (!target) throw new NotFound('user', userId);
       if (target.isSuperadmin)
         throw new Forbidden('A superadmin cannot be impersonated.', 'impersonation_forbidden');

@@ -5,7 +5,7 @@ import type { Actor } from '../../common/auth/actor';
 import { DomainError, Forbidden, NotFound } from '../../common/errors/domain-error';
 import { SpaceAccess, SpaceAccessPort } from '../../common/permissions/space-access.port';
 import { TransactionRunner } from '../../database/transaction-runner';
-import { ProductsService } from '../catalog/products.service';
+import { ProductDirectoryService } from '../catalog/product-directory.service';
 import { AttachmentStore, DownloadLink, FileDownload } from './attachment-store.service';
 import { toAttachmentResponse } from './attachments.mapper';
 import { AttachmentDeletedResponse, AttachmentResponse } from './dto/attachment.dto';
@@ -17,14 +17,14 @@ import { MultipartUpload } from './multipart-upload';
 export class ProductAttachmentsService {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
-    private readonly products: ProductsService,
+    private readonly products: ProductDirectoryService,
     private readonly access: SpaceAccessPort,
     private readonly store: AttachmentStore,
     private readonly tx: TransactionRunner,
   ) {}
 
   async list(_actor: Actor, access: SpaceAccess, productId: string): Promise<AttachmentResponse[]> {
-    await this.products.getInSpace(access.space.id, productId, this.dataSource.manager);
+    await this.products.getInSpace(this.dataSource.manager, access.space.id, productId);
     const rows = await this.dataSource.getRepository(Attachment).find({
       where: { productId },
       relations: { uploader: true },
@@ -41,13 +41,13 @@ export class ProductAttachmentsService {
   ): Promise<AttachmentResponse> {
     const spaceId = access.space.id;
     // The product is checked before a byte of the body is read.
-    await this.products.getInSpace(spaceId, productId, this.dataSource.manager);
+    await this.products.getInSpace(this.dataSource.manager, spaceId, productId);
     const { id, storageKey } = this.store.newId();
     const file = await this.store.receive(upload, storageKey, []);
     try {
       return await this.tx.run(async (em) => {
         // Still there: it may have been deleted while the file arrived.
-        await this.products.getInSpace(spaceId, productId, em);
+        await this.products.getInSpace(em, spaceId, productId);
         await this.store.record(
           em,
           Object.assign(new Attachment(), {

@@ -1,7 +1,7 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
 import { OutboxDispatcher } from '../../platform/outbox/outbox.dispatcher';
 import { NotificationsService } from '../notifications/notifications.service';
-import { ProductsService } from './products.service';
+import { ProductDirectoryService } from './product-directory.service';
 
 /**
  * Access requests as notifications: reviewers (the product's owners and
@@ -13,13 +13,13 @@ export class AccessRequestNotifier implements OnModuleInit {
   constructor(
     private readonly dispatcher: OutboxDispatcher,
     private readonly notifications: NotificationsService,
-    private readonly products: ProductsService,
+    private readonly products: ProductDirectoryService,
   ) {}
 
   onModuleInit(): void {
     this.dispatcher.on('access_request.submitted', 'notify-access-reviewers', async (event, em) => {
       const data = event.data;
-      const [governance] = await this.products.ownersAndStewardsOf([data.product_id], em);
+      const [governance] = await this.products.ownersAndStewardsOf(em, [data.product_id]);
       const reviewers = [...(governance?.ownerIds ?? []), ...(governance?.stewardIds ?? [])].filter(
         (id) => id !== data.requester_id,
       );

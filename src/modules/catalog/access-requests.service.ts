@@ -14,7 +14,7 @@ import type { SpaceAccess } from '../../common/permissions/space-access.port';
 import { TransactionRunner } from '../../database/transaction-runner';
 import { AuditService } from '../../platform/audit/audit.service';
 import { OutboxService } from '../../platform/outbox/outbox.service';
-import { UsersService } from '../users/users.service';
+import { UserDirectoryService } from '../users/user-directory.service';
 import { toAccessRequestResponse } from './catalog.mapper';
 import {
   AccessRequestResponse,
@@ -31,7 +31,7 @@ import { Product } from './entities/product.entity';
 export class AccessRequestsService {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
-    private readonly users: UsersService,
+    private readonly users: UserDirectoryService,
     private readonly tx: TransactionRunner,
     private readonly outbox: OutboxService,
     private readonly audit: AuditService,
@@ -252,7 +252,7 @@ export class AccessRequestsService {
       ids.add(r.requesterId);
       if (r.decidedBy) ids.add(r.decidedBy);
     }
-    return new Map((await this.users.findByIds([...ids], em)).map((u) => [u.id, u]));
+    return new Map((await this.users.findByIds(em, [...ids])).map((u) => [u.id, u]));
   }
 
   private async respond(em: EntityManager, request: AccessRequest, productName: string, now: Date) {

@@ -15,8 +15,8 @@ import { GovernanceDirectoryModule } from './governance-directory.module';
 import { LineageController } from './lineage.controller';
 import { LineageService } from './lineage.service';
 import { LineageQueries } from './lineage.queries';
+import { ProductDirectoryService } from './product-directory.service';
 import { ProductReadModelQueries } from './product-read-model.queries';
-import { ProductReadModel } from './product-read-model.service';
 import { ProductQueries } from './products.queries';
 import { ProductsController } from './products.controller';
 import { ProductsService } from './products.service';
@@ -33,7 +33,7 @@ import { ProductsService } from './products.service';
   controllers: [ProductsController, LineageController, AccessRequestsController],
   providers: [
     ProductsService,
-    ProductReadModel,
+    ProductDirectoryService,
     LineageService,
     ProductQueries,
     ProductReadModelQueries,
@@ -41,6 +41,6 @@ import { ProductsService } from './products.service';
     AccessRequestsService,
     AccessRequestNotifier,
   ],
-  exports: [ProductsService, ProductReadModel, LineageService],
+  exports: [ProductsService, ProductDirectoryService, LineageService],
 })
 export class CatalogModule {}

@@ -18,13 +18,6 @@ import { GovernanceRole, ProductRole } from './entities/product-role.entity';
 import { Product, ProductType } from './entities/product.entity';
 import { ProductFilters, ProductQueries } from './products.queries';
 
-/** Owner and steward ids of a product, for modules that notify them. */
-export interface ProductGovernance {
-  productId: string;
-  ownerIds: string[];
-  stewardIds: string[];
-}
-
 /** What a connector sync knows of a table. */
 export interface DatasetInput {
   name: string;
@@ -212,57 +205,8 @@ export class ProductsService {
     });
   }
 
-  // For other modules (quality, policies, risks, connectors, ...).
-
-  /** The product read model, or 404 when the product is not in the space. */
-  getInSpace(spaceId: string, productId: string, em: EntityManager): Promise<ProductResponse> {
-    return this.load(em, spaceId, productId);
-  }
-
-  /** Read models of the products that exist among `ids`, in no particular order. */
-  findByIds(ids: string[], em: EntityManager): Promise<ProductResponse[]> {
-    if (!ids.length) return Promise.resolve([]);
-    return this.queries.byIds(em, ids);
-  }
-
-  /** Id and name of the products that exist among `ids` (in `spaceId` only, when given), by name. */
-  async namesOf(ids: string[], em: EntityManager, spaceId?: string): Promise<{ id: string; name: string }[]> {
-    if (!ids.length) return [];
-    return this.queries.namesOf(em, ids, spaceId ?? null);
-  }
-
-  // Used by the permissions export and import.
-
-  /** Every governance role in the given spaces (all spaces when null), with the product's name. */
-  async governanceRolesIn(
-    em: EntityManager,
-    spaceIds: string[] | null,
-  ): Promise<
-    { spaceId: string; productId: string; productName: string; userId: string; role: GovernanceRole }[]
-  > {
-    const qb = em
-      .getRepository(ProductRole)
-      .createQueryBuilder('r')
-      .innerJoin(Product, 'p', 'p.id = r.product_id')
-      .select(['p.space_id AS "spaceId"', 'p.id AS "productId"', 'p.name AS "productName"'])
-      .addSelect(['r.user_id AS "userId"', 'r.role AS role'])
-      .orderBy('p.name')
-      .addOrderBy('r.user_id');
-    if (spaceIds) qb.where('p.space_id = ANY(:spaceIds)', { spaceIds });
-    return qb.getRawMany();
-  }
-
-  /** Whether the user created a product or holds a governance role on one (the onboarding checklist). */
-  async isInvolvedInAnyProduct(userId: string, em: EntityManager): Promise<boolean> {
-    return this.queries.isInvolvedInAnyProduct(em, userId);
-  }
-
-  /** Product ids by name in one space (names are unique per space). */
-  async idsByName(em: EntityManager, spaceId: string, names: string[]): Promise<Map<string, string>> {
-    if (!names.length) return new Map();
-    const rows = await this.queries.idsByName(em, spaceId, names);
-    return new Map(rows.map((row) => [row.name, row.id]));
-  }
+  // Writes for other modules (permissions import, connector sync), in the caller's transaction.
+  // Their reads are ProductDirectoryService's.
 
   /** Grants (true) or withdraws (false) a governance role; answers whether anything changed. */
   async setGovernanceRole(
@@ -277,27 +221,6 @@ export class ProductsService {
     }
     const result = await em.getRepository(ProductRole).delete({ productId, userId, role });
     return (result.affected ?? 0) > 0;
-  }
-
-  /** Owner and steward ids per product (products without any are left out). */
-  async ownersAndStewardsOf(productIds: string[], em: EntityManager): Promise<ProductGovernance[]> {
-    if (!productIds.length) return [];
-    const roles = await em
-      .getRepository(ProductRole)
-      .createQueryBuilder('r')
-      .where('r.productId = ANY(:productIds)', { productIds })
-      .getMany();
-    const byProduct = new Map<string, ProductGovernance>();
-    for (const role of roles) {
-      const entry = byProduct.get(role.productId) ?? {
-        productId: role.productId,
-        ownerIds: [],
-        stewardIds: [],
-      };
-      (role.role === 'owner' ? entry.ownerIds : entry.stewardIds).push(role.userId);
-      byProduct.set(role.productId, entry);
-    }
-    return [...byProduct.values()];
   }
 
   /**

@@ -10,7 +10,7 @@ import { DEFAULT_INSTANCE_ID, DEFAULT_INSTANCE_SLUG } from '../../database/insta
 import { TransactionRunner } from '../../database/transaction-runner';
 import { AuditService } from '../../platform/audit/audit.service';
 import { SecretBox } from '../../platform/crypto/secret-box.service';
-import { UsersService } from '../users/users.service';
+import { UserDirectoryService } from '../users/user-directory.service';
 import {
   AvailableInstanceResponse,
   CreateInstanceDto,
@@ -50,7 +50,7 @@ export class InstancesService implements OnModuleInit, OnApplicationBootstrap {
     private readonly databases: InstanceDatabases,
     private readonly box: SecretBox,
     private readonly audit: AuditService,
-    private readonly users: UsersService,
+    private readonly users: UserDirectoryService,
     private readonly copies: InstanceUserCopies,
     private readonly queries: InstancesQueries,
   ) {}
@@ -182,7 +182,7 @@ export class InstancesService implements OnModuleInit, OnApplicationBootstrap {
   async putMember(actor: Actor, id: string, userId: string): Promise<InstanceMemberResponse> {
     const member = await this.tx.run(async (em) => {
       await this.require(em, id);
-      const user = await this.users.findById(userId, em);
+      const user = await this.users.findById(em, userId);
       if (!user) throw new NotFound('user', userId);
       // Every user belongs to `default`: nothing to store.
       if (id === DEFAULT_INSTANCE_ID) {

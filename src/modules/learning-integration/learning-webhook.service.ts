@@ -7,7 +7,7 @@ import { jsonValue } from '../../database/json-column';
 import { TransactionRunner } from '../../database/transaction-runner';
 import { JobRunner } from '../../platform/jobs/job-runner.service';
 import { AiLiteracyStatus } from '../users/entities/user.entity';
-import { UsersService } from '../users/users.service';
+import { UserDirectoryService } from '../users/user-directory.service';
 import { verifySignature } from '../webhooks/webhook-signature';
 import { AiLiteracyEventDto, AiLiteracyReceiptResponse } from './dto/learning.dto';
 import { InboundWebhookMessage } from './entities/inbound-webhook-message.entity';
@@ -38,7 +38,7 @@ export class LearningWebhookService implements OnModuleInit {
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly tx: TransactionRunner,
     private readonly settings: LearningIntegrationService,
-    private readonly users: UsersService,
+    private readonly users: UserDirectoryService,
     private readonly jobs: JobRunner,
     private readonly queries: LearningIntegrationQueries,
   ) {}

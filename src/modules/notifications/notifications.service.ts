@@ -11,7 +11,7 @@ import { Wakeup } from '../../platform/jobs/wakeup.service';
 import { MailerService } from '../../platform/mail/mailer.service';
 import { escapeHtml, renderMail } from '../../platform/mail/templates';
 import { withDefaults } from '../users/preferences';
-import { UsersService } from '../users/users.service';
+import { UserDirectoryService } from '../users/user-directory.service';
 import {
   ListNotificationsQuery,
   MarkAllReadResponse,
@@ -63,7 +63,7 @@ export class NotificationsService implements OnModuleInit {
     @InjectRepository(Notification) private readonly notifications: Repository<Notification>,
     @InjectRepository(NotificationCounter) private readonly counters: Repository<NotificationCounter>,
     private readonly tx: TransactionRunner,
-    private readonly users: UsersService,
+    private readonly users: UserDirectoryService,
     private readonly mailer: MailerService,
     private readonly jobs: JobRunner,
     private readonly wakeup: Wakeup,
@@ -81,7 +81,7 @@ export class NotificationsService implements OnModuleInit {
     em: EntityManager,
     notification: NewNotification<T>,
   ): Promise<number> {
-    const recipients = await this.users.findByIds([...new Set(notification.recipients)], em);
+    const recipients = await this.users.findByIds(em, [...new Set(notification.recipients)]);
     const now = new Date();
     let notified = 0;
     for (const user of recipients) {
@@ -208,7 +208,7 @@ export class NotificationsService implements OnModuleInit {
         .orderBy('n.createdAt', 'ASC')
         .setLock('pessimistic_write')
         .getMany();
-      const user = await this.users.findById(userId, em);
+      const user = await this.users.findById(em, userId);
       if (!pending.length || !user) return;
       await em
         .getRepository(Notification)

@@ -4,9 +4,9 @@ import { Repository } from 'typeorm';
 import type { Actor } from '../../common/auth/actor';
 import { MembershipDirectory } from '../../common/permissions/space-access.port';
 import { TransactionRunner } from '../../database/transaction-runner';
-import { ProductsService } from '../catalog/products.service';
+import { ProductDirectoryService } from '../catalog/product-directory.service';
 import { QualityReadService } from '../quality/quality-read.service';
-import { UsersService } from '../users/users.service';
+import { UserDirectoryService } from '../users/user-directory.service';
 import { OnboardingResponse, UpdateOnboardingDto } from './dto/onboarding.dto';
 import { OnboardingState } from './entities/onboarding-state.entity';
 import { CHECKLIST, ChecklistKey } from './onboarding-checklist';
@@ -17,9 +17,9 @@ export class OnboardingService {
   constructor(
     @InjectRepository(OnboardingState) private readonly states: Repository<OnboardingState>,
     private readonly tx: TransactionRunner,
-    private readonly users: UsersService,
+    private readonly users: UserDirectoryService,
     private readonly memberships: MembershipDirectory,
-    private readonly products: ProductsService,
+    private readonly products: ProductDirectoryService,
     private readonly quality: QualityReadService,
   ) {}
 
@@ -50,9 +50,9 @@ export class OnboardingService {
     // No transaction: the reads run on the DataSource's manager.
     const em = this.states.manager;
     const [user, spaces, firstProduct] = await Promise.all([
-      this.users.findById(userId, em),
+      this.users.findById(em, userId),
       this.memberships.spacesOf(userId),
-      this.products.isInvolvedInAnyProduct(userId, em),
+      this.products.isInvolvedInAnyProduct(em, userId),
     ]);
     return {
       profile_completed: !!user?.firstName && !!user.lastName,

@@ -4,10 +4,11 @@ import type { Actor } from '../../common/auth/actor';
 import { ValidationFailed } from '../../common/errors/domain-error';
 import { TransactionRunner } from '../../database/transaction-runner';
 import { AuditService } from '../../platform/audit/audit.service';
+import { ProductDirectoryService } from '../catalog/product-directory.service';
 import { ProductsService } from '../catalog/products.service';
 import { DirectGrantChange, MembersService } from '../spaces/members.service';
 import { SpacesService } from '../spaces/spaces.service';
-import { UsersService } from '../users/users.service';
+import { UserDirectoryService } from '../users/user-directory.service';
 import {
   ImportPermissionsDto,
   PermissionsDocumentResponse,
@@ -31,10 +32,11 @@ import {
 export class PermissionsService {
   constructor(
     private readonly tx: TransactionRunner,
-    private readonly users: UsersService,
+    private readonly users: UserDirectoryService,
     private readonly spaces: SpacesService,
     private readonly members: MembersService,
     private readonly products: ProductsService,
+    private readonly productDirectory: ProductDirectoryService,
     private readonly audit: AuditService,
   ) {}
 
@@ -45,13 +47,13 @@ export class PermissionsService {
         em,
         spaces.map((s) => s.id),
       );
-      const roles = await this.products.governanceRolesIn(em, null);
+      const roles = await this.productDirectory.governanceRolesIn(em, null);
       const userIds = new Set([
         ...grants.direct.map((g) => g.userId),
         ...grants.groups.map((g) => g.userId),
         ...roles.map((r) => r.userId),
       ]);
-      const emails = new Map((await this.users.findByIds([...userIds], em)).map((u) => [u.id, u.email]));
+      const emails = new Map((await this.users.findByIds(em, [...userIds])).map((u) => [u.id, u.email]));
       const slugs = new Map(spaces.map((s) => [s.id, s.slug]));
       const byEmail = (a: { email: string }, b: { email: string }) => a.email.localeCompare(b.email);
       return {
@@ -188,7 +190,7 @@ export class PermissionsService {
       ...document.spaces.flatMap((s) => s.members.map((m) => m.email)),
       ...document.productRoles.map((r) => r.email),
     ];
-    remember(await this.users.findByEmails([...new Set(named)], em));
+    remember(await this.users.findByEmails(em, [...new Set(named)]));
 
     const slugs = [
       ...new Set([...document.spaces.map((s) => s.slug), ...document.productRoles.map((r) => r.space)]),
@@ -197,7 +199,7 @@ export class PermissionsService {
     const spaceIds = spaces.map((s) => s.id);
     if (lock) await this.members.lockSpaces(em, spaceIds);
     const grants = await this.members.grantsIn(em, spaceIds);
-    const roles = spaces.length ? await this.products.governanceRolesIn(em, spaceIds) : [];
+    const roles = spaces.length ? await this.productDirectory.governanceRolesIn(em, spaceIds) : [];
     const memberIds = [
       ...new Set([
         ...grants.direct.map((g) => g.userId),
@@ -205,14 +207,14 @@ export class PermissionsService {
         ...roles.map((r) => r.userId),
       ]),
     ];
-    const memberUsers = await this.users.findByIds(memberIds, em);
+    const memberUsers = await this.users.findByIds(em, memberIds);
     remember(memberUsers);
     const emailOf = new Map(memberUsers.map((u) => [u.id, u.email]));
 
     for (const space of spaces) {
       ids.spaces.set(space.slug, space.id);
       const names = document.productRoles.filter((r) => r.space === space.slug).map((r) => r.product);
-      const products = await this.products.idsByName(em, space.id, [...new Set(names)]);
+      const products = await this.productDirectory.idsByName(em, space.id, [...new Set(names)]);
       for (const [name, id] of products) ids.products.set(`${space.slug}/${name}`, id);
       const groupGrants = new Map<string, GroupGrant[]>();
       for (const g of grants.groups.filter((g) => g.spaceId === space.id)) {

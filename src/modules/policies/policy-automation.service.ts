@@ -3,7 +3,7 @@ import { EntityManager } from 'typeorm';
 import { TransactionRunner } from '../../database/transaction-runner';
 import { JobRunner } from '../../platform/jobs/job-runner.service';
 import { OutboxDispatcher } from '../../platform/outbox/outbox.dispatcher';
-import { ProductsService } from '../catalog/products.service';
+import { ProductDirectoryService } from '../catalog/product-directory.service';
 import { NotificationsService } from '../notifications/notifications.service';
 import { QualityReadService } from '../quality/quality-read.service';
 import { Policy } from './entities/policy.entity';
@@ -26,7 +26,7 @@ export class PolicyAutomation implements OnModuleInit {
     private readonly tx: TransactionRunner,
     private readonly evaluator: PolicyEvaluator,
     private readonly quality: QualityReadService,
-    private readonly products: ProductsService,
+    private readonly products: ProductDirectoryService,
     private readonly notifications: NotificationsService,
   ) {}
 
@@ -67,7 +67,7 @@ export class PolicyAutomation implements OnModuleInit {
       );
     });
     this.dispatcher.on('policy.violated', 'policies.notify-owners', async (event, em) => {
-      const [roles] = await this.products.ownersAndStewardsOf([event.data.product_id], em);
+      const [roles] = await this.products.ownersAndStewardsOf(em, [event.data.product_id]);
       if (!roles?.ownerIds.length) return;
       await this.notifications.notify(em, {
         recipients: roles.ownerIds,

@@ -6,8 +6,7 @@ import { NotFound } from '../../common/errors/domain-error';
 import type { Page } from '../../common/http/page.dto';
 import type { SpaceAccess } from '../../common/permissions/space-access.port';
 import { TransactionRunner } from '../../database/transaction-runner';
-import { ProductReadModel } from '../catalog/product-read-model.service';
-import { ProductsService } from '../catalog/products.service';
+import { ProductDirectoryService } from '../catalog/product-directory.service';
 import {
   ComplianceSummaryResponse,
   DryRunFinding,
@@ -37,8 +36,7 @@ export class PolicyEvaluationsService {
     private readonly tx: TransactionRunner,
     private readonly policies: PoliciesService,
     private readonly evaluator: PolicyEvaluator,
-    private readonly products: ProductsService,
-    private readonly productReads: ProductReadModel,
+    private readonly products: ProductDirectoryService,
     private readonly queries: PolicyQueries,
   ) {}
 
@@ -103,8 +101,8 @@ export class PolicyEvaluationsService {
     const names = new Map(
       (
         await this.products.namesOf(
-          rows.map((r) => r.product_id),
           em,
+          rows.map((r) => r.product_id),
           access.space.id,
         )
       ).map((p) => [p.id, p.name]),
@@ -131,7 +129,7 @@ export class PolicyEvaluationsService {
   async summaryOf(spaceId: string): Promise<ComplianceSummaryResponse> {
     const policies = await this.queries.complianceByPolicy(this.dataSource.manager, spaceId);
     const products = await this.queries.productCounts(this.dataSource.manager, spaceId);
-    const totalProducts = await this.productReads.count(spaceId, this.dataSource.manager);
+    const totalProducts = await this.products.count(this.dataSource.manager, spaceId);
     const enabled = policies.filter((p) => p.is_enabled);
     const byPolicy: PolicyCompliance[] = enabled.map((p) => ({
       policy_id: p.id,
@@ -161,7 +159,7 @@ export class PolicyEvaluationsService {
 
   async productViolations(access: SpaceAccess, productId: string): Promise<ViolationResponse[]> {
     const em = this.dataSource.manager;
-    const [product] = await this.products.namesOf([productId], em, access.space.id);
+    const [product] = await this.products.namesOf(em, [productId], access.space.id);
     if (!product) throw new NotFound('product', productId);
     const rows = await this.queries.productViolations(em, access.space.id, productId);
     return rows.map((r) => ({ ...r, evaluated_at: r.evaluated_at.toISOString() }));
@@ -216,7 +214,7 @@ export class PolicyEvaluationsService {
     const em = this.dataSource.manager;
     const rows = await this.queries.violationsInSpace(em, spaceId);
     const names = new Map(
-      (await this.products.namesOf([...new Set(rows.map((r) => r.product_id))], em, spaceId)).map((p) => [
+      (await this.products.namesOf(em, [...new Set(rows.map((r) => r.product_id))], spaceId)).map((p) => [
         p.id,
         p.name,
       ]),

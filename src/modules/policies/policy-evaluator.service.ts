@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { OutboxService } from '../../platform/outbox/outbox.service';
-import { GovernedProduct, ProductReadModel } from '../catalog/product-read-model.service';
+import { GovernedProduct, ProductDirectoryService } from '../catalog/product-directory.service';
 import { QualityReadService } from '../quality/quality-read.service';
 import type { EvaluationStatus } from './entities/policy-evaluation.entity';
 import type { Policy } from './entities/policy.entity';
@@ -45,7 +45,7 @@ type Emit = 'changes' | 'transitions';
 @Injectable()
 export class PolicyEvaluator {
   constructor(
-    private readonly products: ProductReadModel,
+    private readonly products: ProductDirectoryService,
     private readonly quality: QualityReadService,
     private readonly outbox: OutboxService,
     private readonly queries: PolicyQueries,
@@ -63,7 +63,7 @@ export class PolicyEvaluator {
     let totalProducts = 0;
     let afterId: string | null = null;
     for (;;) {
-      const products = await this.products.pageById(spaceId, afterId, BATCH, em);
+      const products = await this.products.pageById(em, spaceId, afterId, BATCH);
       if (!products.length) break;
       afterId = products[products.length - 1].id;
       totalProducts += products.length;
@@ -93,7 +93,7 @@ export class PolicyEvaluator {
     policies: Policy[],
   ): Promise<void> {
     if (!policies.length || !productIds.length) return;
-    const products = await this.products.inSpace(spaceId, productIds, em);
+    const products = await this.products.inSpace(em, spaceId, productIds);
     if (!products.length) return;
     const byPolicy = new Map(policies.map((p) => [p.id, { compliant: 0, non_compliant: 0, errors: 0 }]));
     await this.evaluateBatch(em, spaceId, policies.map(compile), products, new Date(), byPolicy, 'changes');
@@ -108,7 +108,7 @@ export class PolicyEvaluator {
     const rule = compileRule(ruleExpression, 'The product does not satisfy the rule.');
     let cursor: string | null = null;
     do {
-      const page = await this.products.page(spaceId, cursor, BATCH, em);
+      const page = await this.products.page(em, spaceId, cursor, BATCH);
       cursor = page.cursor;
       const cel = await this.celProducts(em, page.items);
       for (let i = 0; i < page.items.length; i++)

@@ -1,4 +1,4 @@
-import type { GovernedProduct } from '../catalog/product-read-model.service';
+import type { GovernedProduct } from '../catalog/product-directory.service';
 import { checkRule, compileRule, toCelProduct } from './policy-rules';
 import { POLICY_TEMPLATES } from './policy-templates';
 

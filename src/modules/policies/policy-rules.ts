@@ -1,5 +1,5 @@
 import { Environment } from '@marcbachmann/cel-js';
-import type { GovernedProduct } from '../catalog/product-read-model.service';
+import type { GovernedProduct } from '../catalog/product-directory.service';
 
 /**
  * Policy rules are CEL over the variable `product`. Rules are type-checked

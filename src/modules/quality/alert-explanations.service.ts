@@ -6,7 +6,7 @@ import type { Actor } from '../../common/auth/actor';
 import { DomainError, NotFound } from '../../common/errors/domain-error';
 import { SpaceAccessPort } from '../../common/permissions/space-access.port';
 import { LineageService } from '../catalog/lineage.service';
-import { GovernedProduct, ProductReadModel } from '../catalog/product-read-model.service';
+import { GovernedProduct, ProductDirectoryService } from '../catalog/product-directory.service';
 import { Alert, AlertType } from './entities/alert.entity';
 import { QualityQueries } from './quality.queries';
 
@@ -100,7 +100,7 @@ export class AlertExplanationsService {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly access: SpaceAccessPort,
-    private readonly products: ProductReadModel,
+    private readonly products: ProductDirectoryService,
     private readonly lineage: LineageService,
     private readonly queries: QualityQueries,
   ) {}
@@ -116,7 +116,7 @@ export class AlertExplanationsService {
       throw error;
     }
     const { [EXPLANATION_KEY]: cached, ...metadata } = alert.metadata ?? {};
-    const [product] = await this.products.inSpace(alert.spaceId, [alert.productId], this.dataSource.manager);
+    const [product] = await this.products.inSpace(this.dataSource.manager, alert.spaceId, [alert.productId]);
     return {
       alert: {
         id: alert.id,

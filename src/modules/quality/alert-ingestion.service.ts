@@ -3,7 +3,7 @@ import { Injectable } from '@nestjs/common';
 import { EntityManager, QueryDeepPartialEntity } from 'typeorm';
 import { OutboxService } from '../../platform/outbox/outbox.service';
 import { LineageService } from '../catalog/lineage.service';
-import { ProductsService } from '../catalog/products.service';
+import { ProductDirectoryService } from '../catalog/product-directory.service';
 import { NotificationsService } from '../notifications/notifications.service';
 import {
   CandidateIncident,
@@ -51,7 +51,7 @@ export interface IngestedAlert {
 export class AlertIngestion {
   constructor(
     private readonly lineage: LineageService,
-    private readonly products: ProductsService,
+    private readonly products: ProductDirectoryService,
     private readonly notifications: NotificationsService,
     private readonly outbox: OutboxService,
     private readonly queries: QualityQueries,
@@ -239,7 +239,7 @@ export class AlertIngestion {
     incident: Incident,
     productName: string,
   ): Promise<void> {
-    const [governance] = await this.products.ownersAndStewardsOf([alert.productId], em);
+    const [governance] = await this.products.ownersAndStewardsOf(em, [alert.productId]);
     if (!governance) return;
     await this.notifications.notify(em, {
       recipients: [...governance.ownerIds, ...governance.stewardIds],

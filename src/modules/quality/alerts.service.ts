@@ -7,7 +7,7 @@ import type { Page } from '../../common/http/page.dto';
 import type { SpaceAccess } from '../../common/permissions/space-access.port';
 import { TransactionRunner } from '../../database/transaction-runner';
 import { OutboxService } from '../../platform/outbox/outbox.service';
-import { ProductsService } from '../catalog/products.service';
+import { ProductDirectoryService } from '../catalog/product-directory.service';
 import { alertMove } from './alert-correlation';
 import { AlertIngestion } from './alert-ingestion.service';
 import { AlertResponse, CreateAlertDto, ListAlertsQuery } from './dto/quality.dto';
@@ -22,7 +22,7 @@ export class AlertsService {
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly tx: TransactionRunner,
     private readonly ingestion: AlertIngestion,
-    private readonly products: ProductsService,
+    private readonly products: ProductDirectoryService,
     private readonly outbox: OutboxService,
   ) {}
 
@@ -30,7 +30,7 @@ export class AlertsService {
   async create(actor: Actor, access: SpaceAccess, dto: CreateAlertDto): Promise<AlertResponse> {
     const spaceId = access.space.id;
     return this.tx.run(async (em) => {
-      const [product] = await this.products.namesOf([dto.product_id], em, spaceId);
+      const [product] = await this.products.namesOf(em, [dto.product_id], spaceId);
       if (!product) {
         throw ValidationFailed.field('product_id', 'product_id must name a product of this space.');
       }

@@ -16,6 +16,7 @@ import { ApiProblems } from '../../common/openapi/api-problems.decorator';
 import { CurrentSpace } from '../../common/permissions/current-space.decorator';
 import type { SpaceAccess } from '../../common/permissions/space-access.port';
 import { SpaceRole } from '../../common/permissions/space-role.guard';
+import { CheckRunnerService } from './check-runner.service';
 import { ChecksService } from './checks.service';
 import {
   CheckIdParams,
@@ -144,7 +145,7 @@ export class ChecksController {
 @ApiTags('Quality checks')
 @Controller('quality/checks')
 export class CheckRunsController {
-  constructor(private readonly checks: ChecksService) {}
+  constructor(private readonly runner: CheckRunnerService) {}
 
   @Post(':check_id/run')
   @Authenticated()
@@ -163,7 +164,7 @@ export class CheckRunsController {
   @ApiOkResponse({ type: RunResultResponse })
   @ApiProblems(403, 404, 409, 422, 429)
   run(@CurrentActor() actor: Actor, @Param() params: CheckIdParams): Promise<RunResultResponse> {
-    return this.checks.run(actor, params.check_id);
+    return this.runner.run(actor, params.check_id);
   }
 
   @Post(':check_id/results')
@@ -183,6 +184,6 @@ export class CheckRunsController {
     @Param() params: CheckIdParams,
     @Body() dto: PushResultDto,
   ): Promise<RunResultResponse> {
-    return this.checks.pushResult(actor, params.check_id, dto);
+    return this.runner.pushResult(actor, params.check_id, dto);
   }
 }

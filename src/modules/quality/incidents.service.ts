@@ -8,7 +8,7 @@ import { SpaceAccess, SpaceAccessPort } from '../../common/permissions/space-acc
 import { TransactionRunner } from '../../database/transaction-runner';
 import { OutboxService } from '../../platform/outbox/outbox.service';
 import { LineageService } from '../catalog/lineage.service';
-import { ProductsService } from '../catalog/products.service';
+import { ProductDirectoryService } from '../catalog/product-directory.service';
 import { NotificationsService } from '../notifications/notifications.service';
 import { TicketsService } from '../tickets/tickets.service';
 import { incidentMove } from './alert-correlation';
@@ -39,7 +39,7 @@ export class IncidentsService {
     private readonly access: SpaceAccessPort,
     private readonly tx: TransactionRunner,
     private readonly outbox: OutboxService,
-    private readonly products: ProductsService,
+    private readonly products: ProductDirectoryService,
     private readonly lineage: LineageService,
     private readonly notifications: NotificationsService,
     private readonly tickets: TicketsService,
@@ -139,7 +139,7 @@ export class IncidentsService {
       }
       if (dto.root_product_id !== undefined) {
         if (dto.root_product_id !== null) {
-          const [product] = await this.products.namesOf([dto.root_product_id], em, incident.spaceId);
+          const [product] = await this.products.namesOf(em, [dto.root_product_id], incident.spaceId);
           if (!product) {
             throw ValidationFailed.field(
               'root_product_id',
@@ -212,10 +212,10 @@ export class IncidentsService {
     this.access.requireFeature(access.space, INCIDENTS_FEATURE);
     return this.tx.run(async (em) => {
       const incident = await this.find(em, access, incidentId, true);
-      const products = await this.products.namesOf(incident.blastRadiusIds, em);
+      const products = await this.products.namesOf(em, incident.blastRadiusIds);
       const governance = await this.products.ownersAndStewardsOf(
-        products.map((p) => p.id),
         em,
+        products.map((p) => p.id),
       );
       const users = [...new Set(governance.flatMap((g) => [...g.ownerIds, ...g.stewardIds]))];
       const notified = await this.notifications.notify(em, {
@@ -321,7 +321,7 @@ export class IncidentsService {
     });
     const productIds = await this.queries.productIdsOfIncident(em, incident.id);
     if (incident.downstreamNotifiedAt) productIds.push(...incident.blastRadiusIds);
-    const governance = await this.products.ownersAndStewardsOf([...new Set(productIds)], em);
+    const governance = await this.products.ownersAndStewardsOf(em, [...new Set(productIds)]);
     const users = [...new Set(governance.flatMap((g) => [...g.ownerIds, ...g.stewardIds]))];
     if (!users.length) return;
     await this.notifications.notify(em, {
@@ -341,7 +341,7 @@ export class IncidentsService {
     const alerts = await em
       .getRepository(Alert)
       .find({ where: { incidentId: incident.id }, order: { createdAt: 'ASC', id: 'ASC' } });
-    const blastRadius = await this.products.namesOf(incident.blastRadiusIds, em);
+    const blastRadius = await this.products.namesOf(em, incident.blastRadiusIds);
     const tickets = await this.tickets.linkedToIncident(incident.id, em);
     return {
       ...toIncidentResponse(incident),

@@ -8,6 +8,7 @@ import { AlertExplanationsService } from './alert-explanations.service';
 import { AlertIngestion } from './alert-ingestion.service';
 import { AlertsController } from './alerts.controller';
 import { AlertsService } from './alerts.service';
+import { CheckRunnerService } from './check-runner.service';
 import { CheckRunsController, ChecksController } from './checks.controller';
 import { ChecksService } from './checks.service';
 import { Alert } from './entities/alert.entity';
@@ -32,6 +33,7 @@ import { QualityQueries } from './quality.queries';
   controllers: [ChecksController, CheckRunsController, AlertsController, IncidentsController],
   providers: [
     ChecksService,
+    CheckRunnerService,
     AlertsService,
     IncidentsService,
     AlertIngestion,

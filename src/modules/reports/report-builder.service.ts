@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { ProductReadModel } from '../catalog/product-read-model.service';
+import { ProductDirectoryService } from '../catalog/product-directory.service';
 import { PolicyEvaluationsService } from '../policies/policy-evaluations.service';
 import { QualityReadService } from '../quality/quality-read.service';
 import { RisksService } from '../risks/risks.service';
@@ -21,7 +21,7 @@ const INVENTORY_PAGE = 2_000;
 @Injectable()
 export class ReportBuilder {
   constructor(
-    private readonly products: ProductReadModel,
+    private readonly products: ProductDirectoryService,
     private readonly policies: PolicyEvaluationsService,
     private readonly quality: QualityReadService,
     private readonly risks: RisksService,
@@ -200,7 +200,7 @@ export class ReportBuilder {
     let cursor: string | null = null;
     do {
       // No transaction: read on the DataSource's manager.
-      const page = await this.products.page(spaceId, cursor, INVENTORY_PAGE, this.dataSource.manager);
+      const page = await this.products.page(this.dataSource.manager, spaceId, cursor, INVENTORY_PAGE);
       cursor = page.cursor;
       let lines = '';
       for (const p of page.items) {

@@ -9,7 +9,7 @@ import { TransactionRunner } from '../../database/transaction-runner';
 import { AuditService } from '../../platform/audit/audit.service';
 import type { DomainEventType } from '../../platform/outbox/event-map';
 import { OutboxService } from '../../platform/outbox/outbox.service';
-import { ProductsService } from '../catalog/products.service';
+import { ProductDirectoryService } from '../catalog/product-directory.service';
 import {
   CreateRiskDto,
   HeatMapResponse,
@@ -40,7 +40,7 @@ export class RisksService {
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly tx: TransactionRunner,
     private readonly access: SpaceAccessPort,
-    private readonly products: ProductsService,
+    private readonly products: ProductDirectoryService,
     private readonly outbox: OutboxService,
     private readonly audit: AuditService,
     private readonly queries: RiskQueries,
@@ -165,7 +165,7 @@ export class RisksService {
     return this.tx.run(async (em) => {
       await this.lock(em, spaceId, riskId);
       const wanted = [...new Set(dto.product_ids)];
-      const found = new Set((await this.products.namesOf(wanted, em, spaceId)).map((p) => p.id));
+      const found = new Set((await this.products.namesOf(em, wanted, spaceId)).map((p) => p.id));
       const missing = wanted.filter((id) => !found.has(id));
       if (missing.length) {
         throw ValidationFailed.field(

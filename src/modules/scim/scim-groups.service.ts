@@ -7,7 +7,7 @@ import { TransactionRunner } from '../../database/transaction-runner';
 import { AuditService } from '../../platform/audit/audit.service';
 import { MembersService } from '../spaces/members.service';
 import { SpacesService } from '../spaces/spaces.service';
-import { UsersService } from '../users/users.service';
+import { UserDirectoryService } from '../users/user-directory.service';
 import { ScimGroupRoleMapping } from './entities/scim-group-role-mapping.entity';
 import { ScimGroup } from './entities/scim-group.entity';
 import { GroupMembersQueries, ScimMember } from './scim-group-members.queries';
@@ -40,7 +40,7 @@ export class ScimGroupsService {
     @Inject(APP_CONFIG) config: AppConfig,
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly tx: TransactionRunner,
-    private readonly users: UsersService,
+    private readonly users: UserDirectoryService,
     private readonly spaces: SpacesService,
     private readonly members: MembersService,
     private readonly audit: AuditService,
@@ -210,7 +210,7 @@ export class ScimGroupsService {
     const removes = [...have].filter((id) => !want.has(id));
     if (!adds.length && !removes.length) return;
     const bad = adds.filter((id) => !isUuid(id));
-    const known = new Set((await this.users.findByIds(adds.filter(isUuid), em)).map((u) => u.id));
+    const known = new Set((await this.users.findByIds(em, adds.filter(isUuid))).map((u) => u.id));
     const unknown = [...bad, ...adds.filter((id) => isUuid(id) && !known.has(id))];
     if (unknown.length) {
       throw new ScimError(400, `No user with id ${unknown.join(', ')}.`, 'invalidValue');

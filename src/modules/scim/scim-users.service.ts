@@ -7,7 +7,7 @@ import { TransactionRunner } from '../../database/transaction-runner';
 import { AuditService } from '../../platform/audit/audit.service';
 import { SessionsService } from '../accounts/sessions.service';
 import { ApiKeysService } from '../api-keys/api-keys.service';
-import { UsersService } from '../users/users.service';
+import { UserDirectoryService } from '../users/user-directory.service';
 import { compileFilter, parseFilter } from './scim-filter';
 import {
   applyUserPatch,
@@ -36,7 +36,7 @@ export class ScimUsersService {
     @Inject(APP_CONFIG) config: AppConfig,
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly tx: TransactionRunner,
-    private readonly users: UsersService,
+    private readonly users: UserDirectoryService,
     private readonly sessions: SessionsService,
     private readonly apiKeys: ApiKeysService,
     private readonly audit: AuditService,

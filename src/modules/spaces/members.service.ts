@@ -8,7 +8,7 @@ import type { SpaceAccess, SpaceRoleName } from '../../common/permissions/space-
 import { TransactionRunner } from '../../database/transaction-runner';
 import { AuditService } from '../../platform/audit/audit.service';
 import { OutboxService } from '../../platform/outbox/outbox.service';
-import { UsersService } from '../users/users.service';
+import { UserDirectoryService } from '../users/user-directory.service';
 import { AddMemberDto, ListMembersQuery, UpdateMemberDto } from './dto/space.requests';
 import { MemberResponse } from './dto/space.responses';
 import { SpaceMembership } from './entities/space-membership.entity';
@@ -30,7 +30,7 @@ type MembershipEventType = 'space.member_added' | 'space.member_role_changed' | 
 export class MembersService {
   constructor(
     @InjectRepository(SpaceMembership) private readonly memberships: Repository<SpaceMembership>,
-    private readonly users: UsersService,
+    private readonly users: UserDirectoryService,
     private readonly tx: TransactionRunner,
     private readonly outbox: OutboxService,
     private readonly audit: AuditService,
@@ -47,7 +47,7 @@ export class MembersService {
       .take(query.limit ?? 50)
       .getManyAndCount();
     const ids = memberships.map((m) => m.userId);
-    const users = new Map((await this.users.findByIds(ids, this.memberships.manager)).map((u) => [u.id, u]));
+    const users = new Map((await this.users.findByIds(this.memberships.manager, ids)).map((u) => [u.id, u]));
     const grants = await this.roles.groupGrantsOf(this.memberships.manager, access.space.id, ids);
     return {
       items: memberships
@@ -66,7 +66,7 @@ export class MembersService {
   async add(actor: Actor, access: SpaceAccess, dto: AddMemberDto): Promise<MemberResponse> {
     return this.tx.run(async (em) => {
       await this.lockSpace(em, access.space.id);
-      const user = await this.users.findById(dto.user_id, em);
+      const user = await this.users.findById(em, dto.user_id);
       if (!user || !user.isActive) {
         throw ValidationFailed.field('user_id', 'user_id does not name an active user.');
       }
@@ -197,7 +197,7 @@ export class MembersService {
 
   private async memberResponse(em: EntityManager, spaceId: string, userId: string): Promise<MemberResponse> {
     const membership = await em.getRepository(SpaceMembership).findOneByOrFail({ spaceId, userId });
-    const user = await this.users.findById(userId, em);
+    const user = await this.users.findById(em, userId);
     return toMemberResponse(membership, user!, await this.roles.groupGrantsOf(em, spaceId, [userId]));
   }
 

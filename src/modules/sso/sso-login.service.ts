@@ -9,7 +9,7 @@ import { AuditService } from '../../platform/audit/audit.service';
 import { SecretBox } from '../../platform/crypto/secret-box.service';
 import { randomToken, tokenHash } from '../../platform/crypto/tokens';
 import { IssuedTokens, SessionsService } from '../accounts/sessions.service';
-import { UsersService } from '../users/users.service';
+import { UserDirectoryService } from '../users/user-directory.service';
 import { DiscoveredProviderResponse } from './dto/sso-login.dto';
 import { SsoAssertion } from './entities/sso-assertion.entity';
 import { SsoLoginCode } from './entities/sso-login-code.entity';
@@ -62,7 +62,7 @@ export class SsoLoginService {
     private readonly samlClients: SamlClients,
     private readonly urls: SsoUrls,
     private readonly tx: TransactionRunner,
-    private readonly users: UsersService,
+    private readonly users: UserDirectoryService,
     private readonly sessions: SessionsService,
     private readonly audit: AuditService,
     private readonly box: SecretBox,
@@ -310,10 +310,10 @@ export class SsoLoginService {
         .execute();
       const row = (deleted.raw as { user_id: string; provider_id: string; expires_at: Date }[])[0];
       if (!row || new Date(row.expires_at).getTime() <= Date.now()) return { error: 'invalid' } as const;
-      const user = await this.users.findById(row.user_id, em);
+      const user = await this.users.findById(em, row.user_id);
       if (!user) return { error: 'invalid' } as const;
       if (!user.isActive) return { error: 'inactive' } as const;
-      await this.users.markLoggedIn(user.id, em);
+      await this.users.markLoggedIn(em, user.id);
       // SSO logins land on `default`; POST /auth/switch-instance moves on without signing in again.
       const tokens = await this.sessions.start(em, user.id, client);
       await this.audit.record(em, null, {
@@ -357,7 +357,7 @@ export class SsoLoginService {
     const outcome = await this.tx.run(
       async (em): Promise<{ code: string } | { refused: 'unknown' | 'pending' | 'inactive' }> => {
         await consume?.(em);
-        let user = await this.users.findByEmailForLogin(identity.email, em);
+        let user = await this.users.findByEmailForLogin(em, identity.email);
         let provisioned = false;
         if (!user) {
           if (!provider.jitProvisioning) return { refused: 'unknown' };

@@ -12,10 +12,10 @@ import {
 } from '../../common/permissions/space-access.port';
 import { TransactionRunner } from '../../database/transaction-runner';
 import { OutboxService } from '../../platform/outbox/outbox.service';
-import { ProductsService } from '../catalog/products.service';
+import { ProductDirectoryService } from '../catalog/product-directory.service';
 import { NotificationsService } from '../notifications/notifications.service';
 import type { User } from '../users/entities/user.entity';
-import { UsersService } from '../users/users.service';
+import { UserDirectoryService } from '../users/user-directory.service';
 import {
   CreateCommentDto,
   CreateTicketDto,
@@ -49,8 +49,8 @@ export class TicketsService {
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly access: SpaceAccessPort,
     private readonly memberships: MembershipDirectory,
-    private readonly users: UsersService,
-    private readonly products: ProductsService,
+    private readonly users: UserDirectoryService,
+    private readonly products: ProductDirectoryService,
     private readonly notifications: NotificationsService,
     private readonly tx: TransactionRunner,
     private readonly outbox: OutboxService,
@@ -184,7 +184,7 @@ export class TicketsService {
     return this.tx.run(async (em) => {
       const { ticket } = await this.authorize(actor, ticketId, em);
       // Mentions reach members of the ticket's space only; anyone else is left alone.
-      const mentioned = await this.users.findByEmails(mentionedEmails(dto.body), em);
+      const mentioned = await this.users.findByEmails(em, mentionedEmails(dto.body));
       const members = await this.access.membersAmong(
         ticket.spaceId,
         mentioned.map((u) => u.id),
@@ -337,7 +337,7 @@ export class TicketsService {
     errors: FieldError[],
   ): Promise<void> {
     if (!productId) return;
-    const [product] = await this.products.findByIds([productId], em);
+    const [product] = await this.products.findByIds(em, [productId]);
     if (!product || product.space_id !== spaceId) {
       errors.push({ field: 'product_id', message: 'product_id must name a product of the space.' });
     }
@@ -355,7 +355,7 @@ export class TicketsService {
   }
 
   private async usersById(em: EntityManager, ids: string[]): Promise<Map<string, User>> {
-    const users = await this.users.findByIds([...new Set(ids)], em);
+    const users = await this.users.findByIds(em, [...new Set(ids)]);
     return new Map(users.map((u) => [u.id, u]));
   }
 

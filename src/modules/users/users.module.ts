@@ -4,12 +4,13 @@ import { User } from './entities/user.entity';
 import { PreferencesController } from './preferences.controller';
 import { UsersController } from './users.controller';
 import { UsersQueries } from './users.queries';
+import { UserDirectoryService } from './user-directory.service';
 import { UsersService } from './users.service';
 
 @Module({
   imports: [TypeOrmModule.forFeature([User])],
   controllers: [UsersController, PreferencesController],
-  providers: [UsersService, UsersQueries],
-  exports: [UsersService],
+  providers: [UsersService, UserDirectoryService, UsersQueries],
+  exports: [UserDirectoryService],
 })
 export class UsersModule {}

@@ -8,7 +8,7 @@ import { MailerService } from '../../platform/mail/mailer.service';
 import { renderMail } from '../../platform/mail/templates';
 import { OutboundResponse, SafeHttpClient } from '../../platform/outbound-http/safe-http.client';
 import { DispatchedEvent, OutboxDispatcher } from '../../platform/outbox/outbox.dispatcher';
-import { UsersService } from '../users/users.service';
+import { UserDirectoryService } from '../users/user-directory.service';
 import { WebhookAttempt } from './entities/webhook-attempt.entity';
 import { WebhookDelivery } from './entities/webhook-delivery.entity';
 import { Webhook } from './entities/webhook.entity';
@@ -50,7 +50,7 @@ export class WebhookDeliveriesService implements OnModuleInit {
     private readonly http: SafeHttpClient,
     private readonly secrets: SecretBox,
     private readonly mailer: MailerService,
-    private readonly users: UsersService,
+    private readonly users: UserDirectoryService,
     private readonly queries: WebhookQueries,
   ) {}
 
@@ -211,7 +211,7 @@ export class WebhookDeliveriesService implements OnModuleInit {
     await em
       .getRepository(Webhook)
       .update(webhook.id, { isEnabled: false, disabledAt: new Date(), disabledReason: reason });
-    const creator = webhook.createdBy ? await this.users.findById(webhook.createdBy, em) : null;
+    const creator = webhook.createdBy ? await this.users.findById(em, webhook.createdBy) : null;
     if (!creator?.isActive) return;
     await this.mailer.enqueue(em, {
       to: creator.email,
