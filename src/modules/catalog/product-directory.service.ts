@@ -4,7 +4,7 @@ import { NotFound } from '../../common/errors/domain-error';
 import { ProductResponse } from './dto/product.responses';
 import { GovernanceRole, ProductRole } from './entities/product-role.entity';
 import { Product } from './entities/product.entity';
-import { ProductReadModelQueries, ProductRow } from './product-read-model.queries';
+import { GovernanceProductRow, ProductReadModelQueries } from './product-read-model.queries';
 import { ProductQueries } from './products.queries';
 
 export interface GovernedPerson {
@@ -169,7 +169,7 @@ export class ProductDirectoryService {
     return [...byProduct.values()];
   }
 
-  private async withPeople(em: EntityManager, rows: ProductRow[]): Promise<GovernedProduct[]> {
+  private async withPeople(em: EntityManager, rows: GovernanceProductRow[]): Promise<GovernedProduct[]> {
     if (!rows.length) return [];
     const people = await this.queries.people(
       em,

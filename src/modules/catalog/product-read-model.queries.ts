@@ -11,12 +11,6 @@ export type GovernanceProductRow = Omit<
   'logging_event_types' | 'logging_last_reviewed' | 'logging_notes' | 'people' | 'counter_total'
 > & { sort_key: string };
 
-/**
- * The name product-read-model.service.ts imports (that file belongs to another branch of work);
- * switch it to GovernanceProductRow there, then drop this alias.
- */
-export type { GovernanceProductRow as ProductRow };
-
 const SELECT = `
   SELECT p.id, p.space_id, p.name, lower(p.name) AS sort_key, p.description, p.product_type, p.domain, p.tags,
          crit.name AS criticality, sens.name AS sensitivity, maint.slug AS maintenance_status,
