@@ -616,7 +616,9 @@ describe('POST /search', () => {
         `SELECT horizon::text AS horizon, taken_at > now() - interval '1 minute' AS recent FROM search_change_horizon`,
       )) as { horizon: string; recent: boolean }[];
       expect(next.recent).toBe(true);
-      expect(BigInt(next.horizon)).toBeGreaterThan(BigInt(horizon));
+      // The snapshot's xmin is the cluster's oldest running transaction: a transaction of a parallel
+      // suite (another database, same server) may hold it where it was, so the horizon never moves back.
+      expect(BigInt(next.horizon)).toBeGreaterThanOrEqual(BigInt(horizon));
 
       // The new horizon is too young to prune by: nothing goes, and it stays.
       await createProduct(t.http, user, space);
