@@ -25,24 +25,10 @@ export interface ProductGovernance {
  * product's fields with metadata value names and its owners and stewards
  * with their emails.
  */
-export interface GovernedProduct {
-  id: string;
-  space_id: string;
-  name: string;
-  description: string | null;
-  product_type: string;
-  domain: string | null;
-  tags: string[];
-  criticality: string | null;
-  sensitivity: string | null;
-  maintenance_status: string | null;
+export type GovernedProduct = Omit<GovernanceProductRow, 'sort_key'> & {
   owners: GovernedPerson[];
   stewards: GovernedPerson[];
-  sla_freshness_minutes: number | null;
-  attributes: Record<string, unknown>;
-  created_at: Date;
-  updated_at: Date;
-}
+};
 
 /**
  * What other modules (quality, policies, reports, risks, tickets, ...) read of
