@@ -25,9 +25,9 @@ export default tseslint.config(
       'src/database/**',
       'src/platform/outbox/**',
       'src/platform/jobs/**',
-      'src/modules/connectors/user-database.ts',
+      'src/modules/connectors/user-database.client.ts',
       'src/modules/connectors/source-harvest.ts',
-      'src/modules/connectors/source-catalog.ts',
+      'src/modules/connectors/source-catalog.service.ts',
       'src/modules/quality/check-evaluators.ts',
     ],
     rules: {

@@ -2,10 +2,10 @@ import { DynamicModule, Global, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { DatabaseConnection, dataSourceOptions } from './data-source-options';
-import { InstanceDatabases } from './instance-databases';
-import { DATABASE_SESSION_SHARED, PreparedQueries } from './prepared-queries';
+import { InstanceDatabases } from './instance-databases.registry';
+import { DATABASE_SESSION_SHARED, PreparedQueries } from './prepared-queries.runner';
 import { routingDataSource } from './routing-data-source';
-import { TransactionRunner } from './transaction-runner';
+import { TransactionRunner } from './transaction.runner';
 
 export interface DatabaseModuleOptions extends DatabaseConnection {
   /** Migrations run at start unless a caller (tests) already migrated the database. */

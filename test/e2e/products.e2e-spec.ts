@@ -13,7 +13,7 @@ import {
   TestUser,
 } from '../support/factories';
 import { expectProblem, invalidFields } from '../support/problem';
-import { TransactionRunner } from '../../src/database/transaction-runner';
+import { TransactionRunner } from '../../src/database/transaction.runner';
 import { ProductDirectoryService } from '../../src/modules/catalog/product-directory.service';
 import { ProductsService } from '../../src/modules/catalog/products.service';
 

@@ -14,7 +14,7 @@ import { RateLimitGuard } from '../../src/platform/rate-limit/rate-limit.guard';
 import { RateLimitsModule } from '../../src/modules/rate-limits/rate-limits.module';
 import { MetricsModule } from '../../src/platform/metrics/metrics.module';
 import { startApp, TestApp } from '../support/app';
-import { Clock } from '../../src/platform/clock/clock';
+import { Clock } from '../../src/platform/clock/clock.service';
 import { pinLimiterClock } from '../support/limiter-clock';
 import { bearer, createUser, login, rootUser, TestUser } from '../support/factories';
 import { expectProblem } from '../support/problem';

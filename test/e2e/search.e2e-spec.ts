@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Response } from 'supertest';
 import { DataSource } from 'typeorm';
 import { SEARCH_WATCHED_TABLES } from '../../src/database/migrations/1797100000000-SearchChanges';
-import { SearchCache } from '../../src/modules/search/search-cache';
+import { SearchCache } from '../../src/modules/search/search.cache';
 import { RANK_WINDOW } from '../../src/modules/search/search.queries';
 import { JobRunner } from '../../src/platform/jobs/job-runner.service';
 import { OutboxDispatcher } from '../../src/platform/outbox/outbox.dispatcher';

@@ -8,7 +8,7 @@ import { Client } from 'pg';
 import type { Response } from 'supertest';
 import { APP_CONFIG, AppConfig } from '../../src/config/app.config';
 import { McpProcess } from '../../src/modules/tool-providers/mcp-process';
-import { McpSessionPool } from '../../src/modules/tool-providers/mcp-session-pool';
+import { McpSessionPool } from '../../src/modules/tool-providers/mcp-session.pool';
 import { ToolGrantsService } from '../../src/modules/tool-providers/tool-grants.service';
 import { WebSearchCapabilityService } from '../../src/modules/tool-providers/web-search-capability.service';
 import { embeddedRun, startApp, TestApp, workerDatabaseUrl } from '../support/app';

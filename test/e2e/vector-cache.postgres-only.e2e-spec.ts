@@ -3,7 +3,7 @@ import { Client } from 'pg';
 import { EmbeddingConfigService } from '../../src/modules/embeddings/embedding-config.service';
 import { producerOf } from '../../src/modules/embeddings/embedding-config.types';
 import { SemanticIndexService } from '../../src/modules/embeddings/semantic-index.service';
-import { VectorCache } from '../../src/modules/embeddings/vector-cache';
+import { VectorCache } from '../../src/modules/embeddings/vector.cache';
 import { realArrayLiteral } from '../../src/modules/embeddings/vector-math';
 import { startApp, TestApp, workerDatabaseUrl } from '../support/app';
 import { dbQuery } from '../support/db';

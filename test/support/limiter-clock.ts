@@ -1,4 +1,4 @@
-import { Clock } from '../../src/platform/clock/clock';
+import { Clock } from '../../src/platform/clock/clock.service';
 import type { TestApp } from './app';
 
 /**

@@ -2,7 +2,7 @@ import { ArgumentsHost, BadRequestException, Logger, NotFoundException } from '@
 import { DataSource, QueryFailedError } from 'typeorm';
 import type { AppConfig } from '../../config/app.config';
 import { InstanceContext } from '../../database/instance-context';
-import { InstanceDatabases } from '../../database/instance-databases';
+import { InstanceDatabases } from '../../database/instance-databases.registry';
 import { Conflict, TooManyRequests, ValidationFailed } from './domain-error';
 import { ProblemDetailsFilter } from './problem-details.filter';
 

@@ -9,7 +9,7 @@ import {
 } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { InstanceContext } from '../../database/instance-context';
-import { InstanceDatabases } from '../../database/instance-databases';
+import { InstanceDatabases } from '../../database/instance-databases.registry';
 import { DomainError, PROBLEM_TYPE_BASE } from './domain-error';
 import { mapPostgresError } from './postgres-error.mapper';
 

@@ -6,7 +6,7 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  * and a record of removed rows with the id of the transaction that removed
  * them. Transaction ids, unlike clocks, let a reader ask for everything at
  * or above the oldest transaction still running at its previous read, so a
- * late commit is never skipped (see vector-cache.ts).
+ * late commit is never skipped (see vector.cache.ts).
  */
 export class ItemEmbeddingChanges1796400000001 implements MigrationInterface {
   name = 'ItemEmbeddingChanges1796400000001';

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { DEFAULT_INSTANCE_ID } from '../../database/instance-ids';
-import type { PreparedQueries } from '../../database/prepared-queries';
+import type { PreparedQueries } from '../../database/prepared-queries.runner';
 
 // The user must still reach the session's instance: removing a member ends their tokens for it at once.
 const SESSION_SQL = `SELECT u.email, u.is_superadmin, s.impersonator_id, s.instance_id%SPACE%

@@ -31,7 +31,7 @@ import { ApiProblems } from '../../common/openapi/api-problems.decorator';
 import { NotImpersonated } from '../../common/permissions/not-impersonated.guard';
 import { APP_CONFIG, AppConfig } from '../../config/app.config';
 import { AvailableInstanceResponse, SwitchInstanceDto } from '../instances/dto/instance.dto';
-import { UserResponse } from '../users/dto/user.response';
+import { UserResponse } from '../users/dto/user-responses.dto';
 import { AuthService } from './auth.service';
 import {
   ChangePasswordDto,
@@ -41,8 +41,8 @@ import {
   ResetPasswordDto,
   TokenRequestDto,
   UpdateAccountDto,
-} from './dto/auth.requests';
-import { MessageResponse, TokenResponse } from './dto/auth.responses';
+} from './dto/auth-requests.dto';
+import { MessageResponse, TokenResponse } from './dto/auth-responses.dto';
 import { clearRefreshCookie, REFRESH_COOKIE, REFRESH_COOKIE_DOC, setRefreshCookie } from './refresh-cookie';
 import { IssuedTokens } from './sessions.service';
 import { ControlPlane } from '../../common/auth/control-plane.decorator';

@@ -12,7 +12,7 @@ import {
 } from '../../common/errors/domain-error';
 import { APP_CONFIG, AppConfig } from '../../config/app.config';
 import { DEFAULT_INSTANCE_ID } from '../../database/instance-ids';
-import { TransactionRunner } from '../../database/transaction-runner';
+import { TransactionRunner } from '../../database/transaction.runner';
 import { AuditService } from '../../platform/audit/audit.service';
 import { PasswordHasher } from '../../platform/crypto/password-hasher.service';
 import { randomToken, tokenHash } from '../../platform/crypto/tokens';
@@ -22,7 +22,7 @@ import { ApiKeysService } from '../api-keys/api-keys.service';
 import { AvailableInstanceResponse, SwitchInstanceDto } from '../instances/dto/instance.dto';
 import { InstancesService } from '../instances/instances.service';
 import type { Page } from '../../common/http/page.dto';
-import { UserResponse } from '../users/dto/user.response';
+import { UserResponse } from '../users/dto/user-responses.dto';
 import { toUserResponse } from '../users/users.mapper';
 import { UserDirectoryService } from '../users/user-directory.service';
 import {
@@ -31,8 +31,8 @@ import {
   ResetPasswordDto,
   TokenRequestDto,
   UpdateAccountDto,
-} from './dto/auth.requests';
-import { ImpersonationTokenResponse, MessageResponse } from './dto/auth.responses';
+} from './dto/auth-requests.dto';
+import { ImpersonationTokenResponse, MessageResponse } from './dto/auth-responses.dto';
 import { LoginFailure } from './entities/login-failure.entity';
 import { PasswordResetToken } from './entities/password-reset-token.entity';
 import { IssuedTokens, SessionsService } from './sessions.service';

@@ -6,7 +6,7 @@ import { ApiProblems } from '../../common/openapi/api-problems.decorator';
 import { NotImpersonated } from '../../common/permissions/not-impersonated.guard';
 import { SuperadminOnly } from '../../common/permissions/superadmin.guard';
 import { AuthService } from './auth.service';
-import { ImpersonateParams, ImpersonationTokenResponse } from './dto/auth.responses';
+import { ImpersonateParams, ImpersonationTokenResponse } from './dto/auth-responses.dto';
 import { ControlPlane } from '../../common/auth/control-plane.decorator';
 
 @ApiTags('Administration')

@@ -6,7 +6,7 @@ import type { Actor } from '../../common/auth/actor';
 import type { ClientInfo } from '../../common/auth/current-actor.decorator';
 import { PrefetchedSpace, SpaceAccessPort, SpaceAccessRow } from '../../common/permissions/space-access.port';
 import { DEFAULT_INSTANCE_ID } from '../../database/instance-ids';
-import { PreparedQueries } from '../../database/prepared-queries';
+import { PreparedQueries } from '../../database/prepared-queries.runner';
 import { randomToken, tokenHash } from '../../platform/crypto/tokens';
 import { AccountsQueries } from './accounts.queries';
 import { RefreshToken } from './entities/refresh-token.entity';

@@ -4,7 +4,7 @@ import { DataSource } from 'typeorm';
 import type { Actor } from '../../common/auth/actor';
 import { DomainError, NotFound, ValidationFailed } from '../../common/errors/domain-error';
 import type { Page, PageQuery } from '../../common/http/page.dto';
-import { TransactionRunner } from '../../database/transaction-runner';
+import { TransactionRunner } from '../../database/transaction.runner';
 import { AuditService } from '../../platform/audit/audit.service';
 import { JobContext, JobRunner } from '../../platform/jobs/job-runner.service';
 import { AiGatewayService } from '../ai/ai-gateway.service';

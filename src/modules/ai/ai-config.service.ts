@@ -7,13 +7,13 @@ import { OutboundTargetRefused } from '../../platform/outbound-http/outbound-pol
 import { APP_CONFIG, AppConfig } from '../../config/app.config';
 import { configScopeOf, InstanceContext } from '../../database/instance-context';
 import { deploymentDataSource } from '../../database/routing-data-source';
-import { TransactionRunner } from '../../database/transaction-runner';
+import { TransactionRunner } from '../../database/transaction.runner';
 import { AuditService } from '../../platform/audit/audit.service';
 import type { Actor } from '../../common/auth/actor';
 import { SecretBox } from '../../platform/crypto/secret-box.service';
 import { AiConfigResponse, CreateAiConfigDto, UpdateAiConfigDto } from './dto/ai-config.dto';
 import { AiConfig, AiProvider } from './entities/ai-config.entity';
-import { ProviderClient } from './providers/provider-client';
+import { ProviderClient } from './providers/provider.client';
 import { AiQueries } from './ai.queries';
 
 const GLOBAL_SCOPE = 'global';

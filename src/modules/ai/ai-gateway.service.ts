@@ -9,7 +9,7 @@ import {
   AiProviderFailed,
   AiProviderTimeout,
 } from './ai.errors';
-import { AiLogStore } from './ai-log-store';
+import { AiLogStore } from './ai-log.store';
 import { estimateTokens } from './budget-rules';
 import { BudgetSnapshot, BudgetsService } from './budgets.service';
 import type { StoredMessage } from './entities/ai-log.entity';
@@ -18,7 +18,7 @@ import { ModelRoutingService } from './model-routing.service';
 import { costOf } from './pricing';
 import { PromptsService } from './prompts.service';
 import { budgetSentence, parseJson, PreparedCall, prefetch, span, SpanRecord, timed } from './gateway-steps';
-import { ProviderClient, ProviderFailure } from './providers/provider-client';
+import { ProviderClient, ProviderFailure } from './providers/provider.client';
 import type { ProviderTarget } from './providers/wire';
 import { AiQueries } from './ai.queries';
 

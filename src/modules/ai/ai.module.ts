@@ -11,7 +11,7 @@ import { BudgetsController } from './budgets.controller';
 import { ModelRoutingController } from './model-routing.controller';
 import { PromptsController } from './prompts.controller';
 import { AiGatewayService } from './ai-gateway.service';
-import { AiLogStore } from './ai-log-store';
+import { AiLogStore } from './ai-log.store';
 import { BudgetsService } from './budgets.service';
 import { AiBudget } from './entities/ai-budget.entity';
 import { AiConfig } from './entities/ai-config.entity';
@@ -26,7 +26,7 @@ import { AiWorkflowRun } from './entities/ai-workflow-run.entity';
 import { ModelRoutingService } from './model-routing.service';
 import { PromptsService } from './prompts.service';
 import { AiQueries } from './ai.queries';
-import { ProviderClient } from './providers/provider-client';
+import { ProviderClient } from './providers/provider.client';
 
 /**
  * AI administration and the gateway. Other modules import this one and call

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
-import { PreparedQueries } from '../../database/prepared-queries';
+import { PreparedQueries } from '../../database/prepared-queries.runner';
 
 /** The columns of a stored provider configuration (ai_configs), as ConfigRow holds them. */
 const CONFIG_COLUMNS = `id, provider, model_name, api_key_sealed, api_base_url, temperature, max_tokens,

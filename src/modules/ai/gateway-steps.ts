@@ -2,7 +2,7 @@ import type { BudgetRefusal } from './budgets.service';
 import type { StoredMessage } from './entities/ai-log.entity';
 import type { AiSpanName } from './entities/ai-span.entity';
 import type { GuardrailAction } from './guardrails';
-import { ProviderAnswer, ProviderFailure } from './providers/provider-client';
+import { ProviderAnswer, ProviderFailure } from './providers/provider.client';
 
 /** Helpers of the gateway's steps: spans, early reads, JSON answers. */
 

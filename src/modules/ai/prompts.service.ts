@@ -3,7 +3,7 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, Repository } from 'typeorm';
 import { NotFound, ValidationFailed } from '../../common/errors/domain-error';
 import type { Page, PageQuery } from '../../common/http/page.dto';
-import { TransactionRunner } from '../../database/transaction-runner';
+import { TransactionRunner } from '../../database/transaction.runner';
 import {
   CreatePromptVersionDto,
   PreviewPromptDto,

@@ -14,8 +14,8 @@ import { ApiProblems } from '../../common/openapi/api-problems.decorator';
 import { NotImpersonated } from '../../common/permissions/not-impersonated.guard';
 import { SessionRequired } from '../../common/permissions/session-required.guard';
 import { ApiKeysService } from './api-keys.service';
-import { ApiKeyParams, CreateApiKeyDto, ListApiKeysQuery, UpdateApiKeyDto } from './dto/api-key.requests';
-import { ApiKeyResponse, CreatedApiKeyResponse } from './dto/api-key.response';
+import { ApiKeyParams, CreateApiKeyDto, ListApiKeysQuery, UpdateApiKeyDto } from './dto/api-key-requests.dto';
+import { ApiKeyResponse, CreatedApiKeyResponse } from './dto/api-key-responses.dto';
 import { ControlPlane } from '../../common/auth/control-plane.decorator';
 
 const WHO =

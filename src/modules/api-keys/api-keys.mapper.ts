@@ -1,4 +1,4 @@
-import { ApiKeyResponse } from './dto/api-key.response';
+import { ApiKeyResponse } from './dto/api-key-responses.dto';
 import { ApiKey } from './entities/api-key.entity';
 
 const iso = (date: Date | null) => date?.toISOString() ?? null;

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { DEFAULT_INSTANCE_ID } from '../../database/instance-ids';
-import type { PreparedQueries } from '../../database/prepared-queries';
+import type { PreparedQueries } from '../../database/prepared-queries.runner';
 
 // The creator must still reach the key's instance (a key belongs to one instance, docs/decisions.md#instance-of-a-credential).
 const KEY_SQL = `SELECT k.id, k.user_id, k.instance_id, k.rate_limit_tier, k.last_used_at, u.email, u.is_superadmin%SPACE%

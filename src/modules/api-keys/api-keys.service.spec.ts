@@ -1,4 +1,4 @@
-import type { PreparedQueries } from '../../database/prepared-queries';
+import type { PreparedQueries } from '../../database/prepared-queries.runner';
 import { ApiKeysQueries } from './api-keys.queries';
 import { ApiKeysService } from './api-keys.service';
 

@@ -4,20 +4,20 @@ import { DataSource, EntityManager, Repository } from 'typeorm';
 import type { Actor } from '../../common/auth/actor';
 import { PrefetchedSpace, SpaceAccessPort, SpaceAccessRow } from '../../common/permissions/space-access.port';
 import { DEFAULT_INSTANCE_ID } from '../../database/instance-ids';
-import { PreparedQueries } from '../../database/prepared-queries';
+import { PreparedQueries } from '../../database/prepared-queries.runner';
 import { API_KEY_PATTERN, API_KEY_PREFIX } from '../../common/auth/auth-strategies';
 import { LruCache } from '../../common/cache/lru-cache';
 import { Forbidden, NotFound, ValidationFailed } from '../../common/errors/domain-error';
 import type { Page } from '../../common/http/page.dto';
 import type { RateLimitTier } from '../../config/app.config';
-import { TransactionRunner } from '../../database/transaction-runner';
+import { TransactionRunner } from '../../database/transaction.runner';
 import { AuditService } from '../../platform/audit/audit.service';
 import { randomToken, tokenHash } from '../../platform/crypto/tokens';
 import { OutboxService } from '../../platform/outbox/outbox.service';
 import { ApiKeysQueries } from './api-keys.queries';
 import { toApiKeyResponse } from './api-keys.mapper';
-import { CreateApiKeyDto, ListApiKeysQuery, UpdateApiKeyDto } from './dto/api-key.requests';
-import { ApiKeyResponse, CreatedApiKeyResponse } from './dto/api-key.response';
+import { CreateApiKeyDto, ListApiKeysQuery, UpdateApiKeyDto } from './dto/api-key-requests.dto';
+import { ApiKeyResponse, CreatedApiKeyResponse } from './dto/api-key-responses.dto';
 import { ApiKey } from './entities/api-key.entity';
 
 /** `vk_` and the first 8 random characters: enough to tell keys apart, far too little to guess one. */

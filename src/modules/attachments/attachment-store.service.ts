@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { DataSource, EntityManager } from 'typeorm';
 import { NotFound } from '../../common/errors/domain-error';
 import { APP_CONFIG, AppConfig } from '../../config/app.config';
-import { TransactionRunner } from '../../database/transaction-runner';
+import { TransactionRunner } from '../../database/transaction.runner';
 import { JobRunner } from '../../platform/jobs/job-runner.service';
 import { AttachmentEventData } from '../../platform/outbox/event-map';
 import { OutboxDispatcher } from '../../platform/outbox/outbox.dispatcher';

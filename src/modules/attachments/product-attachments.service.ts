@@ -4,7 +4,7 @@ import { DataSource, EntityManager } from 'typeorm';
 import type { Actor } from '../../common/auth/actor';
 import { DomainError, Forbidden, NotFound } from '../../common/errors/domain-error';
 import { SpaceAccess, SpaceAccessPort } from '../../common/permissions/space-access.port';
-import { TransactionRunner } from '../../database/transaction-runner';
+import { TransactionRunner } from '../../database/transaction.runner';
 import { ProductDirectoryService } from '../catalog/product-directory.service';
 import { AttachmentStore, DownloadLink, FileDownload } from './attachment-store.service';
 import { toAttachmentResponse } from './attachments.mapper';

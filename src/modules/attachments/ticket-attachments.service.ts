@@ -4,7 +4,7 @@ import { DataSource, EntityManager } from 'typeorm';
 import type { Actor } from '../../common/auth/actor';
 import { DomainError, Forbidden, NotFound, ValidationFailed } from '../../common/errors/domain-error';
 import { isUuid } from '../../common/validation/field.decorators';
-import { TransactionRunner } from '../../database/transaction-runner';
+import { TransactionRunner } from '../../database/transaction.runner';
 import { TicketsService } from '../tickets/tickets.service';
 import { AttachmentStore, FileDownload } from './attachment-store.service';
 import { toTicketAttachmentResponse } from './attachments.mapper';

@@ -5,7 +5,7 @@ import { EntityManager, Repository } from 'typeorm';
 import type { Actor } from '../../common/auth/actor';
 import { NotFound } from '../../common/errors/domain-error';
 import type { SpaceAccess } from '../../common/permissions/space-access.port';
-import { TransactionRunner } from '../../database/transaction-runner';
+import { TransactionRunner } from '../../database/transaction.runner';
 import { toTaskResponse } from './authoring.mapper';
 import type { AuthoringTaskResponse, CreateAuthoringTaskDto } from './dto/authoring.dto';
 import { AuthoringTask } from './entities/authoring-task.entity';

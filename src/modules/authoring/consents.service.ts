@@ -3,7 +3,7 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, Repository } from 'typeorm';
 import type { Actor } from '../../common/auth/actor';
 import { NotFound } from '../../common/errors/domain-error';
-import { TransactionRunner } from '../../database/transaction-runner';
+import { TransactionRunner } from '../../database/transaction.runner';
 import { GrantScope, ToolGrantsService } from '../tool-providers/tool-grants.service';
 import { ConsentAlreadyDecided, ConsentExpired } from './authoring.errors';
 import { effectiveConsentStatus, toConsentResponse } from './authoring.mapper';

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { PreparedQueries } from '../../database/prepared-queries';
+import { PreparedQueries } from '../../database/prepared-queries.runner';
 import {
   activeGrantSql,
   boundWebSearchSql,

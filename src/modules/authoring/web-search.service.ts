@@ -5,7 +5,7 @@ import { EntityManager, Repository } from 'typeorm';
 import type { Actor } from '../../common/auth/actor';
 import { NotFound, ValidationFailed } from '../../common/errors/domain-error';
 import type { SpaceAccess } from '../../common/permissions/space-access.port';
-import { TransactionRunner } from '../../database/transaction-runner';
+import { TransactionRunner } from '../../database/transaction.runner';
 import { AiGatewayService } from '../ai/ai-gateway.service';
 import { GrantScope } from '../tool-providers/tool-grants.service';
 import { ReadyWebSearch, WebSearchCapabilityService } from '../tool-providers/web-search-capability.service';

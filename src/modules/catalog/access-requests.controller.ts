@@ -28,7 +28,7 @@ import {
   RejectAccessRequestDto,
 } from './dto/access-request.dto';
 
-import { ProductParams } from './dto/product.requests';
+import { ProductParams } from './dto/product-requests.dto';
 
 @ApiTags('Access requests')
 @Controller('catalog/spaces/:slug')

@@ -3,7 +3,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { MetadataConfigModule } from '../metadata-config/metadata-config.module';
 import { NotificationsModule } from '../notifications/notifications.module';
 import { UsersModule } from '../users/users.module';
-import { AccessRequestNotifier } from './access-request-notifier';
+import { AccessRequestNotifier } from './access-request.notifier';
 import { AccessRequestsController } from './access-requests.controller';
 import { AccessRequestsService } from './access-requests.service';
 import { AccessRequest } from './entities/access-request.entity';

@@ -28,7 +28,7 @@ import {
   LineageQuery,
 } from './dto/lineage.dto';
 
-import { ProductParams } from './dto/product.requests';
+import { ProductParams } from './dto/product-requests.dto';
 import { LineageService } from './lineage.service';
 
 @ApiTags('Lineage')

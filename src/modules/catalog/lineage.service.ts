@@ -4,7 +4,7 @@ import { DataSource, EntityManager, In } from 'typeorm';
 import type { Actor } from '../../common/auth/actor';
 import { Conflict, FieldError, NotFound, ValidationFailed } from '../../common/errors/domain-error';
 import type { SpaceAccess } from '../../common/permissions/space-access.port';
-import { TransactionRunner } from '../../database/transaction-runner';
+import { TransactionRunner } from '../../database/transaction.runner';
 import { AuditService } from '../../platform/audit/audit.service';
 import { OutboxService } from '../../platform/outbox/outbox.service';
 import {

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { NotFound } from '../../common/errors/domain-error';
-import { ProductResponse } from './dto/product.responses';
+import { ProductResponse } from './dto/product-responses.dto';
 import { GovernanceRole, ProductRole } from './entities/product-role.entity';
 import { Product } from './entities/product.entity';
 import { GovernanceProductRow, ProductReadModelQueries } from './product-read-model.queries';

@@ -23,8 +23,13 @@ import { CurrentSpace } from '../../common/permissions/current-space.decorator';
 import type { SpaceAccess } from '../../common/permissions/space-access.port';
 import { SpaceRole } from '../../common/permissions/space-role.guard';
 
-import { CreateProductDto, ListProductsQuery, ProductParams, UpdateProductDto } from './dto/product.requests';
-import { ProductResponse } from './dto/product.responses';
+import {
+  CreateProductDto,
+  ListProductsQuery,
+  ProductParams,
+  UpdateProductDto,
+} from './dto/product-requests.dto';
+import { ProductResponse } from './dto/product-responses.dto';
 
 import { ProductsService } from './products.service';
 

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import type { GovernanceRole } from './entities/product-role.entity';
-import { PersonRef, ProductResponse } from './dto/product.responses';
+import { PersonRef, ProductResponse } from './dto/product-responses.dto';
 
 /** Filters of the product list; each one given narrows it (AND). */
 export interface ProductFilters {

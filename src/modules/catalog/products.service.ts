@@ -6,13 +6,13 @@ import { FieldError, NotFound, ValidationFailed } from '../../common/errors/doma
 import type { Page } from '../../common/http/page.dto';
 import { SpaceAccess, SpaceAccessPort } from '../../common/permissions/space-access.port';
 import { likePattern } from '../../common/text/like-pattern';
-import { TransactionRunner } from '../../database/transaction-runner';
+import { TransactionRunner } from '../../database/transaction.runner';
 import { AuditService } from '../../platform/audit/audit.service';
 import { OutboxService } from '../../platform/outbox/outbox.service';
 import { MetadataConfigService } from '../metadata-config/metadata-config.service';
 import { ProductNameTaken } from './catalog.errors';
-import { CreateProductDto, ListProductsQuery, UpdateProductDto } from './dto/product.requests';
-import { ProductResponse } from './dto/product.responses';
+import { CreateProductDto, ListProductsQuery, UpdateProductDto } from './dto/product-requests.dto';
+import { ProductResponse } from './dto/product-responses.dto';
 import { ProductCount } from './entities/product-count.entity';
 import { GovernanceRole, ProductRole } from './entities/product-role.entity';
 import { Product, ProductType } from './entities/product.entity';

@@ -6,10 +6,10 @@ import { ConnectorsQueries } from './connectors.queries';
 import { ConnectorsService } from './connectors.service';
 import { Connector } from './entities/connector.entity';
 import { SourceSystem } from './entities/source-system.entity';
-import { SourceCatalog } from './source-catalog';
+import { SourceCatalog } from './source-catalog.service';
 import { SourceSystemsController } from './source-systems.controller';
 import { SourceSystemsService } from './source-systems.service';
-import { UserDatabase } from './user-database';
+import { UserDatabase } from './user-database.client';
 
 /**
  * Source systems and connectors to users' databases. Quality checks and the

@@ -7,7 +7,7 @@ import type { Page, PageQuery } from '../../common/http/page.dto';
 import { NotFound, ValidationFailed } from '../../common/errors/domain-error';
 import type { SpaceAccess } from '../../common/permissions/space-access.port';
 import { APP_CONFIG, AppConfig } from '../../config/app.config';
-import { TransactionRunner } from '../../database/transaction-runner';
+import { TransactionRunner } from '../../database/transaction.runner';
 import { SecretBox } from '../../platform/crypto/secret-box.service';
 import { ProductsService } from '../catalog/products.service';
 import { OutboundPolicy, OutboundTargetRefused } from '../../platform/outbound-http/outbound-policy.service';
@@ -22,7 +22,7 @@ import {
 import { Connector, ConnectorType } from './entities/connector.entity';
 import { SourceSystem } from './entities/source-system.entity';
 import { datasetInput, harvestTables, serverVersion } from './source-harvest';
-import { ReadOnlySession, SessionOptions, UserDatabase, UserDatabaseError } from './user-database';
+import { ReadOnlySession, SessionOptions, UserDatabase, UserDatabaseError } from './user-database.client';
 
 export const connectorSecretContext = (connectorId: string) => `connector:${connectorId}`;
 

@@ -1,5 +1,5 @@
 import type { DatasetInput } from '../catalog/products.service';
-import type { ReadOnlySession } from './user-database';
+import type { ReadOnlySession } from './user-database.client';
 
 /** Tables one sync takes at most (the row cap of catalog reads). */
 export const MAX_TABLES = 2_000;

@@ -5,7 +5,7 @@ import type { Actor } from '../../common/auth/actor';
 import { Conflict, NotFound } from '../../common/errors/domain-error';
 import type { Page, PageQuery } from '../../common/http/page.dto';
 import type { SpaceAccess } from '../../common/permissions/space-access.port';
-import { TransactionRunner } from '../../database/transaction-runner';
+import { TransactionRunner } from '../../database/transaction.runner';
 import { CreateSourceSystemDto, SourceSystemResponse } from './dto/connector.dto';
 import { Connector } from './entities/connector.entity';
 import { SourceSystem } from './entities/source-system.entity';

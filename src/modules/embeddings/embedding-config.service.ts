@@ -7,7 +7,7 @@ import { Conflict, NotFound, ValidationFailed } from '../../common/errors/domain
 import { OutboundTargetRefused } from '../../platform/outbound-http/outbound-policy.service';
 import { APP_CONFIG, AppConfig, EMBEDDING_DEFAULTS } from '../../config/app.config';
 import { deploymentDataSource } from '../../database/routing-data-source';
-import { TransactionRunner } from '../../database/transaction-runner';
+import { TransactionRunner } from '../../database/transaction.runner';
 import { AuditService } from '../../platform/audit/audit.service';
 import { SecretBox } from '../../platform/crypto/secret-box.service';
 import {
@@ -27,7 +27,7 @@ import { EmbeddingConfigRow, EmbeddingQueries } from './embeddings.queries';
 import { EmbeddingConfig, EmbeddingProvider } from './entities/embedding-config.entity';
 import { EmbedderService, EmbeddingFailure } from './providers/embedder.service';
 import { isBuiltinModel, LocalModelRefused, LocalModelsService } from './providers/local-models.service';
-import { VectorStore } from './vector-store';
+import { VectorStore } from './vector.store';
 
 function keyContext(id: string): string {
   return `embedding_configs:${id}:api_key`;

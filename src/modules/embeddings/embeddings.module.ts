@@ -12,8 +12,8 @@ import { ReindexService } from './reindex.service';
 import { SemanticIndexService } from './semantic-index.service';
 import { SemanticIndexer } from './semantic-indexer.service';
 import { SemanticSourceQueries } from './semantic-sources.queries';
-import { VectorCache } from './vector-cache';
-import { VectorStore } from './vector-store';
+import { VectorCache } from './vector.cache';
+import { VectorStore } from './vector.store';
 
 /**
  * Embedding configuration, the semantic index of products and published

@@ -4,7 +4,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import type { Actor } from '../../common/auth/actor';
 import { Conflict } from '../../common/errors/domain-error';
-import { TransactionRunner } from '../../database/transaction-runner';
+import { TransactionRunner } from '../../database/transaction.runner';
 import { AuditService } from '../../platform/audit/audit.service';
 import { JobPayload } from '../../platform/jobs/job-map';
 import { JobRunner } from '../../platform/jobs/job-runner.service';
@@ -17,7 +17,7 @@ import { EmbeddingFailure } from './providers/embedder.service';
 import { SemanticIndexer } from './semantic-indexer.service';
 import { EmbeddingQueries } from './embeddings.queries';
 import { SemanticSourceQueries } from './semantic-sources.queries';
-import { SemanticItemType, VectorStore } from './vector-store';
+import { SemanticItemType, VectorStore } from './vector.store';
 
 export const REINDEX_JOB = 'embeddings.reindex';
 /** Batches in a row the provider failed before the run gives up (the provider is down, not one bad text). */

@@ -2,7 +2,7 @@ import { Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { EmbeddingConfigService } from './embedding-config.service';
 import { EffectiveEmbeddingConfig, producerOf } from './embedding-config.types';
 import { EmbedderService } from './providers/embedder.service';
-import { VectorStore } from './vector-store';
+import { VectorStore } from './vector.store';
 
 import type { SemanticItemType } from './entities/item-embedding.entity';
 

@@ -1,14 +1,14 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
-import { TransactionRunner } from '../../database/transaction-runner';
+import { TransactionRunner } from '../../database/transaction.runner';
 import { JobRunner } from '../../platform/jobs/job-runner.service';
 import { OutboxDispatcher } from '../../platform/outbox/outbox.dispatcher';
 import { EmbeddingConfigService } from './embedding-config.service';
 import { EffectiveEmbeddingConfig, producerOf } from './embedding-config.types';
 import { EmbedderService } from './providers/embedder.service';
 import { contentHash, SemanticSourceQueries, SourceItem } from './semantic-sources.queries';
-import { SemanticItemType, StoredVector, VectorStore } from './vector-store';
+import { SemanticItemType, StoredVector, VectorStore } from './vector.store';
 
 export const REFRESH_JOB = 'embeddings.refresh';
 

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
-import type { SemanticItemType } from './vector-store';
+import type { SemanticItemType } from './vector.store';
 
 /** One item as the semantic index sees it: the text its vector is made of. */
 export interface SourceItem {

@@ -1,4 +1,4 @@
-import type { InstanceHealth } from '../../database/instance-databases';
+import type { InstanceHealth } from '../../database/instance-databases.registry';
 import { AvailableInstanceResponse, InstanceResponse } from './dto/instance.dto';
 import { Instance } from './entities/instance.entity';
 

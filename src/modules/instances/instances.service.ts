@@ -5,9 +5,9 @@ import type { Actor } from '../../common/auth/actor';
 import { NotFound, ValidationFailed } from '../../common/errors/domain-error';
 import type { Page } from '../../common/http/page.dto';
 import { isUuid } from '../../common/validation/field.decorators';
-import { InstanceDatabases, InstanceUnavailable } from '../../database/instance-databases';
+import { InstanceDatabases, InstanceUnavailable } from '../../database/instance-databases.registry';
 import { DEFAULT_INSTANCE_ID, DEFAULT_INSTANCE_SLUG } from '../../database/instance-ids';
-import { TransactionRunner } from '../../database/transaction-runner';
+import { TransactionRunner } from '../../database/transaction.runner';
 import { AuditService } from '../../platform/audit/audit.service';
 import { SecretBox } from '../../platform/crypto/secret-box.service';
 import { UserDirectoryService } from '../users/user-directory.service';
@@ -20,7 +20,7 @@ import {
 } from './dto/instance.dto';
 import { InstancesQueries } from './instances.queries';
 import { InstanceMembership } from './entities/instance-membership.entity';
-import { InstanceUserCopies } from '../../platform/instance-scope/instance-user-copies';
+import { InstanceUserCopies } from '../../platform/instance-scope/instance-user-copies.service';
 import { Instance } from './entities/instance.entity';
 import {
   DefaultInstanceImmutable,

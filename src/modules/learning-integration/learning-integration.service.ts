@@ -5,7 +5,7 @@ import type { Actor } from '../../common/auth/actor';
 import { ValidationFailed } from '../../common/errors/domain-error';
 import { API_PREFIX } from '../../common/http/legacy-path.middleware';
 import { APP_CONFIG, AppConfig } from '../../config/app.config';
-import { TransactionRunner } from '../../database/transaction-runner';
+import { TransactionRunner } from '../../database/transaction.runner';
 import { AuditService } from '../../platform/audit/audit.service';
 import { SecretBox } from '../../platform/crypto/secret-box.service';
 import { generateSecret, isValidSecret } from '../webhooks/webhook-signature';

@@ -4,7 +4,7 @@ import { DataSource } from 'typeorm';
 import { ValidationFailed } from '../../common/errors/domain-error';
 import { createValidationPipe } from '../../common/validation/validation.pipe';
 import { jsonValue } from '../../database/json-column';
-import { TransactionRunner } from '../../database/transaction-runner';
+import { TransactionRunner } from '../../database/transaction.runner';
 import { JobRunner } from '../../platform/jobs/job-runner.service';
 import { AiLiteracyStatus } from '../users/entities/user.entity';
 import { UserDirectoryService } from '../users/user-directory.service';

@@ -1,4 +1,4 @@
-import { STATUS_SLUG_PATTERN } from './dto/metadata.requests';
+import { STATUS_SLUG_PATTERN } from './dto/metadata-requests.dto';
 import { COLLECTION_SPECS, snakeSlug } from './collections';
 
 describe('snakeSlug', () => {

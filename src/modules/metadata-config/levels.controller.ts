@@ -22,8 +22,8 @@ import { SpaceRole } from '../../common/permissions/space-role.guard';
 
 import { Collection, COLLECTION_SPECS } from './collections';
 
-import { CreateLevelDto, LevelParams, UpdateLevelDto } from './dto/metadata.requests';
-import { LevelResponse } from './dto/metadata.responses';
+import { CreateLevelDto, LevelParams, UpdateLevelDto } from './dto/metadata-requests.dto';
+import { LevelResponse } from './dto/metadata-responses.dto';
 
 import { MetadataConfigService } from './metadata-config.service';
 

@@ -20,8 +20,8 @@ import { CurrentSpace } from '../../common/permissions/current-space.decorator';
 import type { SpaceAccess } from '../../common/permissions/space-access.port';
 import { SpaceRole } from '../../common/permissions/space-role.guard';
 
-import { CreateStatusDto, StatusParams, UpdateStatusDto } from './dto/metadata.requests';
-import { StatusResponse } from './dto/metadata.responses';
+import { CreateStatusDto, StatusParams, UpdateStatusDto } from './dto/metadata-requests.dto';
+import { StatusResponse } from './dto/metadata-responses.dto';
 
 import { MetadataConfigService } from './metadata-config.service';
 

@@ -1,4 +1,4 @@
-import { LevelResponse, StatusResponse } from './dto/metadata.responses';
+import { LevelResponse, StatusResponse } from './dto/metadata-responses.dto';
 import type { CriticalityLevel } from './entities/criticality-level.entity';
 import type { MaintenanceStatus } from './entities/maintenance-status.entity';
 import type { MetadataValue } from './entities/metadata-value.base';

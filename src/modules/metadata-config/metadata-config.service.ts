@@ -4,12 +4,17 @@ import { DataSource, EntityManager, IsNull } from 'typeorm';
 import type { Actor } from '../../common/auth/actor';
 import { Conflict, FieldError, NotFound, ValidationFailed } from '../../common/errors/domain-error';
 import type { SpaceAccess } from '../../common/permissions/space-access.port';
-import { TransactionRunner } from '../../database/transaction-runner';
+import { TransactionRunner } from '../../database/transaction.runner';
 import { AuditService } from '../../platform/audit/audit.service';
 import { OutboxService } from '../../platform/outbox/outbox.service';
 import { Collection, COLLECTION_SPECS, CollectionSpec, DEFAULT_COLOR, snakeSlug } from './collections';
-import { CreateLevelDto, CreateStatusDto, UpdateLevelDto, UpdateStatusDto } from './dto/metadata.requests';
-import { LevelResponse, SpaceConfigResponse, StatusResponse } from './dto/metadata.responses';
+import {
+  CreateLevelDto,
+  CreateStatusDto,
+  UpdateLevelDto,
+  UpdateStatusDto,
+} from './dto/metadata-requests.dto';
+import { LevelResponse, SpaceConfigResponse, StatusResponse } from './dto/metadata-responses.dto';
 import type { CriticalityLevel } from './entities/criticality-level.entity';
 import type { MaintenanceStatus } from './entities/maintenance-status.entity';
 import type { MetadataValue } from './entities/metadata-value.base';

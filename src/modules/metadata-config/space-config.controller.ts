@@ -14,7 +14,7 @@ import { CurrentSpace } from '../../common/permissions/current-space.decorator';
 import type { SpaceAccess } from '../../common/permissions/space-access.port';
 import { SpaceRole } from '../../common/permissions/space-role.guard';
 
-import { SpaceConfigResponse } from './dto/metadata.responses';
+import { SpaceConfigResponse } from './dto/metadata-responses.dto';
 
 import { MetadataConfigService } from './metadata-config.service';
 

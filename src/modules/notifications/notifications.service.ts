@@ -5,7 +5,7 @@ import type { Actor } from '../../common/auth/actor';
 import { NotFound } from '../../common/errors/domain-error';
 import { APP_CONFIG, AppConfig } from '../../config/app.config';
 import { jsonValue } from '../../database/json-column';
-import { TransactionRunner } from '../../database/transaction-runner';
+import { TransactionRunner } from '../../database/transaction.runner';
 import { JobRunner } from '../../platform/jobs/job-runner.service';
 import { Wakeup } from '../../platform/jobs/wakeup.service';
 import { MailerService } from '../../platform/mail/mailer.service';

@@ -3,7 +3,7 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
 import type { Actor } from '../../common/auth/actor';
 import { MembershipDirectory } from '../../common/permissions/space-access.port';
-import { TransactionRunner } from '../../database/transaction-runner';
+import { TransactionRunner } from '../../database/transaction.runner';
 import { ProductDirectoryService } from '../catalog/product-directory.service';
 import { QualityReadService } from '../quality/quality-read.service';
 import { UserDirectoryService } from '../users/user-directory.service';

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import type { Actor } from '../../common/auth/actor';
 import { ValidationFailed } from '../../common/errors/domain-error';
-import { TransactionRunner } from '../../database/transaction-runner';
+import { TransactionRunner } from '../../database/transaction.runner';
 import { AuditService } from '../../platform/audit/audit.service';
 import { ProductDirectoryService } from '../catalog/product-directory.service';
 import { ProductsService } from '../catalog/products.service';

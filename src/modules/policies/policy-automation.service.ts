@@ -1,6 +1,6 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
-import { TransactionRunner } from '../../database/transaction-runner';
+import { TransactionRunner } from '../../database/transaction.runner';
 import { JobRunner } from '../../platform/jobs/job-runner.service';
 import { OutboxDispatcher } from '../../platform/outbox/outbox.dispatcher';
 import { ProductDirectoryService } from '../catalog/product-directory.service';

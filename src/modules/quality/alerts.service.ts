@@ -5,7 +5,7 @@ import type { Actor } from '../../common/auth/actor';
 import { NotFound, ValidationFailed } from '../../common/errors/domain-error';
 import type { Page } from '../../common/http/page.dto';
 import type { SpaceAccess } from '../../common/permissions/space-access.port';
-import { TransactionRunner } from '../../database/transaction-runner';
+import { TransactionRunner } from '../../database/transaction.runner';
 import { OutboxService } from '../../platform/outbox/outbox.service';
 import { ProductDirectoryService } from '../catalog/product-directory.service';
 import { alertMove } from './alert-correlation';

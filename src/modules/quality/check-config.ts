@@ -1,5 +1,5 @@
 import type { FieldError } from '../../common/errors/domain-error';
-import { parseTableReference } from '../connectors/source-catalog';
+import { parseTableReference } from '../connectors/source-catalog.service';
 import type { CheckType } from './entities/check.entity';
 
 /**

@@ -1,6 +1,6 @@
-import { findColumn, SourceTable } from '../connectors/source-catalog';
-import { USER_DB_LIMITS } from '../connectors/user-database';
-import type { ReadOnlySession } from '../connectors/user-database';
+import { findColumn, SourceTable } from '../connectors/source-catalog.service';
+import { USER_DB_LIMITS } from '../connectors/user-database.client';
+import type { ReadOnlySession } from '../connectors/user-database.client';
 import { expectedColumns } from './check-config';
 import type { CheckType, RunStatus } from './entities/check.entity';
 

@@ -6,12 +6,12 @@ import { DomainError, FieldError, NotFound, ValidationFailed } from '../../commo
 import type { Page, PageQuery } from '../../common/http/page.dto';
 import { SpaceAccess } from '../../common/permissions/space-access.port';
 import { jsonValue } from '../../database/json-column';
-import { TransactionRunner } from '../../database/transaction-runner';
+import { TransactionRunner } from '../../database/transaction.runner';
 import { cronError, nextOccurrence } from '../../platform/jobs/cron';
 import { ProductDirectoryService } from '../catalog/product-directory.service';
 import { ConnectorsService } from '../connectors/connectors.service';
-import { findColumn, SourceCatalog } from '../connectors/source-catalog';
-import { UserDatabaseError } from '../connectors/user-database';
+import { findColumn, SourceCatalog } from '../connectors/source-catalog.service';
+import { UserDatabaseError } from '../connectors/user-database.client';
 import { checkConfigErrors } from './check-config';
 import {
   CheckResponse,

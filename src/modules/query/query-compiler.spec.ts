@@ -1,5 +1,5 @@
 import { ValidationFailed } from '../../common/errors/domain-error';
-import { quoteIdent, SourceColumn, SourceTable } from '../connectors/source-catalog';
+import { quoteIdent, SourceColumn, SourceTable } from '../connectors/source-catalog.service';
 import { CompiledQuery, compileQuery, FILTER_OPS, VisualQuery } from './query-compiler';
 
 const col = (name: string, type: string, category: string): SourceColumn => ({

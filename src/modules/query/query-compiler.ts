@@ -1,6 +1,6 @@
 import { FieldError, ValidationFailed } from '../../common/errors/domain-error';
-import { findColumn, SourceColumn, SourceTable } from '../connectors/source-catalog';
-import { USER_DB_LIMITS } from '../connectors/user-database';
+import { findColumn, SourceColumn, SourceTable } from '../connectors/source-catalog.service';
+import { USER_DB_LIMITS } from '../connectors/user-database.client';
 
 export const FILTER_OPS = [
   'eq',

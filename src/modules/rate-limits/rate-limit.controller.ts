@@ -2,7 +2,7 @@ import { Controller, Get } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Public } from '../../common/auth/public.decorator';
 import { RateLimitNotCounted } from '../../common/http/rate-limit.decorators';
-import { RateLimitStatusResponse } from './dto/rate-limit.response';
+import { RateLimitStatusResponse } from './dto/rate-limit-responses.dto';
 import { CurrentRateLimit, RateLimitSnapshot } from '../../platform/rate-limit/rate-limit-snapshot';
 import { toRateLimitStatusResponse } from './rate-limit.mapper';
 

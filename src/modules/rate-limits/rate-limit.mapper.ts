@@ -1,4 +1,4 @@
-import { RateLimitStatusResponse } from './dto/rate-limit.response';
+import { RateLimitStatusResponse } from './dto/rate-limit-responses.dto';
 import type { RateLimitSnapshot } from '../../platform/rate-limit/rate-limit-snapshot';
 
 export function toRateLimitStatusResponse(snapshot: RateLimitSnapshot): RateLimitStatusResponse {

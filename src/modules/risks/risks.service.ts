@@ -5,7 +5,7 @@ import type { Actor } from '../../common/auth/actor';
 import { NotFound, ValidationFailed } from '../../common/errors/domain-error';
 import type { Page } from '../../common/http/page.dto';
 import { SpaceAccess, SpaceAccessPort } from '../../common/permissions/space-access.port';
-import { TransactionRunner } from '../../database/transaction-runner';
+import { TransactionRunner } from '../../database/transaction.runner';
 import { AuditService } from '../../platform/audit/audit.service';
 import type { DomainEventType } from '../../platform/outbox/event-map';
 import { OutboxService } from '../../platform/outbox/outbox.service';

@@ -5,7 +5,7 @@ import type { Actor } from '../../common/auth/actor';
 import { Conflict, NotFound, ValidationFailed } from '../../common/errors/domain-error';
 import type { Page } from '../../common/http/page.dto';
 import type { SpaceRoleName } from '../../common/permissions/space-access.port';
-import { TransactionRunner } from '../../database/transaction-runner';
+import { TransactionRunner } from '../../database/transaction.runner';
 import { AuditService } from '../../platform/audit/audit.service';
 import { MembersService } from '../spaces/members.service';
 import { SpacesService } from '../spaces/spaces.service';

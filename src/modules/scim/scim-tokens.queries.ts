@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
-import type { PreparedQueries } from '../../database/prepared-queries';
+import type { PreparedQueries } from '../../database/prepared-queries.runner';
 
 /**
  * The SCIM token check of every SCIM request, in raw SQL rather than the

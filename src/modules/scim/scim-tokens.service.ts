@@ -4,8 +4,8 @@ import { DataSource, IsNull, Repository } from 'typeorm';
 import type { Actor } from '../../common/auth/actor';
 import { NotFound, ValidationFailed } from '../../common/errors/domain-error';
 import type { Page } from '../../common/http/page.dto';
-import { PreparedQueries } from '../../database/prepared-queries';
-import { TransactionRunner } from '../../database/transaction-runner';
+import { PreparedQueries } from '../../database/prepared-queries.runner';
+import { TransactionRunner } from '../../database/transaction.runner';
 import { AuditService } from '../../platform/audit/audit.service';
 import { randomToken, tokenHash } from '../../platform/crypto/tokens';
 import {

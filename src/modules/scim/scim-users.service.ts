@@ -3,7 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { isUuid } from '../../common/validation/field.decorators';
 import { APP_CONFIG, AppConfig } from '../../config/app.config';
-import { TransactionRunner } from '../../database/transaction-runner';
+import { TransactionRunner } from '../../database/transaction.runner';
 import { AuditService } from '../../platform/audit/audit.service';
 import { SessionsService } from '../accounts/sessions.service';
 import { ApiKeysService } from '../api-keys/api-keys.service';

@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { EmbeddingsModule } from '../embeddings/embeddings.module';
-import { SearchCache } from './search-cache';
+import { SearchCache } from './search.cache';
 import { SearchController } from './search.controller';
 import { SearchQueries } from './search.queries';
 import { SearchService } from './search.service';

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { PreparedQueries } from '../../database/prepared-queries';
+import { PreparedQueries } from '../../database/prepared-queries.runner';
 import { KeywordQuery, RAW_CLOSE, RAW_OPEN, SEARCH_CONFIG } from './search-text';
 import { SEARCH_TYPES, type SearchType } from './search-types';
 

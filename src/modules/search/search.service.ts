@@ -7,7 +7,7 @@ import type { EffectiveEmbeddingConfig } from '../embeddings/embedding-config.ty
 import { SemanticIndexService, SemanticItemType } from '../embeddings/semantic-index.service';
 import { SearchDto, SearchItemResponse, SearchResponse } from './dto/search.dto';
 import { reciprocalRankFusion } from './rank-fusion';
-import { SearchCache } from './search-cache';
+import { SearchCache } from './search.cache';
 import { KeywordHits, SearchHit, SearchQueries, SearchScope } from './search.queries';
 import { KeywordQuery, keywordQuery, renderSnippet } from './search-text';
 import { SEARCH_TYPES, SearchMode, SearchType } from './search-types';

@@ -23,8 +23,8 @@ import { CurrentSpace } from '../../common/permissions/current-space.decorator';
 import type { SpaceAccess } from '../../common/permissions/space-access.port';
 import { SpaceRole } from '../../common/permissions/space-role.guard';
 
-import { AddMemberDto, ListMembersQuery, MemberParams, UpdateMemberDto } from './dto/space.requests';
-import { MemberResponse } from './dto/space.responses';
+import { AddMemberDto, ListMembersQuery, MemberParams, UpdateMemberDto } from './dto/space-requests.dto';
+import { MemberResponse } from './dto/space-responses.dto';
 
 import { MembersService } from './members.service';
 

@@ -32,8 +32,8 @@ import {
   ListSpacesQuery,
   UpdateSpaceDto,
   UpdateSpaceFeaturesDto,
-} from './dto/space.requests';
-import { SpaceResponse } from './dto/space.responses';
+} from './dto/space-requests.dto';
+import { SpaceResponse } from './dto/space-responses.dto';
 
 import { SpacesService } from './spaces.service';
 

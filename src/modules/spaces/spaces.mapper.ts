@@ -1,6 +1,6 @@
 import type { SpaceRoleName } from '../../common/permissions/space-access.port';
 import type { User } from '../users/entities/user.entity';
-import { MemberResponse, SpaceResponse } from './dto/space.responses';
+import { MemberResponse, SpaceResponse } from './dto/space-responses.dto';
 import type { SpaceMembership } from './entities/space-membership.entity';
 import type { Space } from './entities/space.entity';
 import { featuresWithDefaults } from './space-features';

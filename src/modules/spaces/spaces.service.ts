@@ -6,7 +6,7 @@ import { Conflict, ValidationFailed } from '../../common/errors/domain-error';
 import type { Page } from '../../common/http/page.dto';
 import type { SpaceAccess, SpaceRoleName } from '../../common/permissions/space-access.port';
 import { jsonValue } from '../../database/json-column';
-import { TransactionRunner } from '../../database/transaction-runner';
+import { TransactionRunner } from '../../database/transaction.runner';
 import { AuditService } from '../../platform/audit/audit.service';
 import { OutboxService } from '../../platform/outbox/outbox.service';
 import {
@@ -14,8 +14,8 @@ import {
   ListSpacesQuery,
   UpdateSpaceDto,
   UpdateSpaceFeaturesDto,
-} from './dto/space.requests';
-import { SpaceResponse } from './dto/space.responses';
+} from './dto/space-requests.dto';
+import { SpaceResponse } from './dto/space-responses.dto';
 import { SpaceMembership } from './entities/space-membership.entity';
 import { Space } from './entities/space.entity';
 import { firstFreeSlug, isUuid, slugify } from './slug';

@@ -14,7 +14,7 @@ import { Client, ClientInfo } from '../../common/auth/current-actor.decorator';
 import { Public } from '../../common/auth/public.decorator';
 import { ApiProblems } from '../../common/openapi/api-problems.decorator';
 import { APP_CONFIG, AppConfig } from '../../config/app.config';
-import { TokenResponse } from '../accounts/dto/auth.responses';
+import { TokenResponse } from '../accounts/dto/auth-responses.dto';
 import { setRefreshCookie } from '../accounts/refresh-cookie';
 import {
   DiscoverQuery,

@@ -5,19 +5,19 @@ import { EntityManager, Repository } from 'typeorm';
 import type { Actor } from '../../common/auth/actor';
 import { Conflict, FieldError, NotFound, ValidationFailed } from '../../common/errors/domain-error';
 import { Page } from '../../common/http/page.dto';
-import { TransactionRunner } from '../../database/transaction-runner';
+import { TransactionRunner } from '../../database/transaction.runner';
 import { AuditService } from '../../platform/audit/audit.service';
 import { SecretBox } from '../../platform/crypto/secret-box.service';
 import { OutboundPolicy, outboundFieldError } from '../../platform/outbound-http/outbound-policy.service';
 import { CreateSsoProviderDto, SsoProviderResponse, UpdateSsoProviderDto } from './dto/sso-provider.dto';
 import { SsoProvider } from './entities/sso-provider.entity';
-import { OidcClients } from './oidc-clients';
-import { DEFAULT_NAME_ID_FORMAT } from './saml-clients';
+import { OidcClients } from './oidc-clients.registry';
+import { DEFAULT_NAME_ID_FORMAT } from './saml-clients.registry';
 import { generateSpKeyPair, normalizeCertificate } from './sp-keypair';
 import { DEFAULT_OIDC_SCOPES, toSsoProviderResponse } from './sso.mapper';
 import { clientSecretContext, spKeyContext } from './sso-provider-secrets';
 import { SsoQueries } from './sso.queries';
-import { SsoUrls } from './sso-urls';
+import { SsoUrls } from './sso-urls.service';
 
 // `unspecified` is kept as null, the default: the SP metadata then lists no format (see SamlClients.metadata).
 const storedNameIdFormat = (format: string | null | undefined) =>

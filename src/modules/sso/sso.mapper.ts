@@ -1,7 +1,7 @@
 import { SsoProviderResponse } from './dto/sso-provider.dto';
 import { SsoProvider } from './entities/sso-provider.entity';
-import { DEFAULT_NAME_ID_FORMAT } from './saml-clients';
-import { SsoUrls } from './sso-urls';
+import { DEFAULT_NAME_ID_FORMAT } from './saml-clients.registry';
+import { SsoUrls } from './sso-urls.service';
 
 export const DEFAULT_OIDC_SCOPES = ['openid', 'email', 'profile'];
 

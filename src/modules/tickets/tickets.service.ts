@@ -10,7 +10,7 @@ import {
   SpaceAccess,
   SpaceAccessPort,
 } from '../../common/permissions/space-access.port';
-import { TransactionRunner } from '../../database/transaction-runner';
+import { TransactionRunner } from '../../database/transaction.runner';
 import { OutboxService } from '../../platform/outbox/outbox.service';
 import { ProductDirectoryService } from '../catalog/product-directory.service';
 import { NotificationsService } from '../notifications/notifications.service';

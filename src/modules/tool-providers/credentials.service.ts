@@ -5,13 +5,13 @@ import { EntityManager, Repository } from 'typeorm';
 import type { Actor } from '../../common/auth/actor';
 import { NotFound } from '../../common/errors/domain-error';
 import { Page } from '../../common/http/page.dto';
-import { TransactionRunner } from '../../database/transaction-runner';
+import { TransactionRunner } from '../../database/transaction.runner';
 import { AuditService } from '../../platform/audit/audit.service';
 import { SecretBox } from '../../platform/crypto/secret-box.service';
 import { CreateCredentialDto, CredentialResponse, UpdateCredentialDto } from './dto/credential.dto';
 import { Credential } from './entities/credential.entity';
 import { ToolProvider } from './entities/tool-provider.entity';
-import { McpSessionPool } from './mcp-session-pool';
+import { McpSessionPool } from './mcp-session.pool';
 import { toCredentialResponse } from './tool-providers.mapper';
 
 export interface OpenedCredential {

@@ -4,7 +4,7 @@ import { EntityManager, Repository } from 'typeorm';
 import type { Actor } from '../../common/auth/actor';
 import { NotFound } from '../../common/errors/domain-error';
 import type { SpaceRef } from '../../common/permissions/space-access.port';
-import { TransactionRunner } from '../../database/transaction-runner';
+import { TransactionRunner } from '../../database/transaction.runner';
 import { AuditService } from '../../platform/audit/audit.service';
 import { PutEnablementDto, SpaceToolProviderResponse } from './dto/space-tools.dto';
 import { ProviderTool } from './entities/provider-tool.entity';

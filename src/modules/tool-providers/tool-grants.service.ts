@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, IsNull, Repository } from 'typeorm';
-import { PreparedQueries } from '../../database/prepared-queries';
+import { PreparedQueries } from '../../database/prepared-queries.runner';
 import { ToolGrant } from './entities/tool-grant.entity';
 import { ToolProvidersQueries } from './tool-providers.queries';
 

@@ -8,7 +8,7 @@ import { ToolGrant } from './entities/tool-grant.entity';
 import { ToolProvider } from './entities/tool-provider.entity';
 import { CredentialsController } from './credentials.controller';
 import { CredentialsService } from './credentials.service';
-import { McpSessionPool } from './mcp-session-pool';
+import { McpSessionPool } from './mcp-session.pool';
 import { ProviderRuntime } from './provider-runtime.service';
 import { SpaceToolsController } from './space-tools.controller';
 import { SpaceToolsService } from './space-tools.service';

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { PreparedQueries } from '../../database/prepared-queries';
+import type { PreparedQueries } from '../../database/prepared-queries.runner';
 import { WEB_SEARCH } from './provider-config';
 import { AVAILABLE } from './space-tools.service';
 

@@ -7,7 +7,7 @@ import { Conflict, FieldError, NotFound } from '../../common/errors/domain-error
 import { violatedConstraint } from '../../common/errors/postgres-error.mapper';
 import { Page } from '../../common/http/page.dto';
 import { jsonValue } from '../../database/json-column';
-import { TransactionRunner } from '../../database/transaction-runner';
+import { TransactionRunner } from '../../database/transaction.runner';
 import { AuditService } from '../../platform/audit/audit.service';
 import {
   CreateToolProviderDto,
@@ -18,7 +18,7 @@ import {
 import { Credential } from './entities/credential.entity';
 import { ProviderTool } from './entities/provider-tool.entity';
 import { ToolProvider } from './entities/tool-provider.entity';
-import { McpSessionPool } from './mcp-session-pool';
+import { McpSessionPool } from './mcp-session.pool';
 import {
   checkCommandArgv,
   checkCwd,

@@ -1,12 +1,12 @@
 import type { Repository } from 'typeorm';
 import type { AppConfig } from '../../config/app.config';
-import type { PreparedQueries } from '../../database/prepared-queries';
-import type { TransactionRunner } from '../../database/transaction-runner';
+import type { PreparedQueries } from '../../database/prepared-queries.runner';
+import type { TransactionRunner } from '../../database/transaction.runner';
 import type { AuditService } from '../../platform/audit/audit.service';
 import type { CredentialsService } from './credentials.service';
 import type { CapabilityBinding } from './entities/capability-binding.entity';
 import type { McpProcess, SpawnSpec } from './mcp-process';
-import type { McpSessionPool } from './mcp-session-pool';
+import type { McpSessionPool } from './mcp-session.pool';
 import type { ProviderRuntime } from './provider-runtime.service';
 import type { SpaceToolsService } from './space-tools.service';
 import type { ToolGrantsService } from './tool-grants.service';

@@ -2,12 +2,12 @@ import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import type { Actor } from '../../common/auth/actor';
 import { Conflict } from '../../common/errors/domain-error';
-import { PreparedQueries } from '../../database/prepared-queries';
-import { TransactionRunner } from '../../database/transaction-runner';
+import { PreparedQueries } from '../../database/prepared-queries.runner';
+import { TransactionRunner } from '../../database/transaction.runner';
 import { AuditService } from '../../platform/audit/audit.service';
 import { OutboxService } from '../../platform/outbox/outbox.service';
-import { UserResponse } from './dto/user.response';
-import { normaliseAvatarStyle } from './dto/user.requests';
+import { UserResponse } from './dto/user-responses.dto';
+import { normaliseAvatarStyle } from './dto/user-requests.dto';
 import { User } from './entities/user.entity';
 import {
   AiLiteracyChange,

@@ -11,14 +11,14 @@ import {
   UserListResponse,
   UserResponse,
   UserSearchItem,
-} from './dto/user.response';
+} from './dto/user-responses.dto';
 import {
   ListUsersQuery,
   SearchUsersQuery,
   UpdateMyProfileDto,
   UpdateUserDto,
   UserIdParams,
-} from './dto/user.requests';
+} from './dto/user-requests.dto';
 import { UsersService } from './users.service';
 import { ControlPlane } from '../../common/auth/control-plane.decorator';
 

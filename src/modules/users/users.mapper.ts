@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { UserResponse, UserSearchItem } from './dto/user.response';
+import { UserResponse, UserSearchItem } from './dto/user-responses.dto';
 import { User } from './entities/user.entity';
 
 /** The email avatar service's URL for an address: MD5 of the trimmed, lowercased email. */

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { PreparedQueries } from '../../database/prepared-queries';
+import type { PreparedQueries } from '../../database/prepared-queries.runner';
 import type { User } from './entities/user.entity';
 
 // The columns toUserResponse reads, named as the entity's properties; dates as PostgreSQL writes them (as TypeORM reads them).

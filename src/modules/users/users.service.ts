@@ -6,7 +6,7 @@ import { Forbidden, NotFound } from '../../common/errors/domain-error';
 import { GovernanceDirectory, MembershipDirectory } from '../../common/permissions/space-access.port';
 import { likePattern } from '../../common/text/like-pattern';
 import { jsonValue } from '../../database/json-column';
-import { TransactionRunner } from '../../database/transaction-runner';
+import { TransactionRunner } from '../../database/transaction.runner';
 import { AuditService } from '../../platform/audit/audit.service';
 import { OutboxService } from '../../platform/outbox/outbox.service';
 import { PreferencesResponse, UpdatePreferencesDto } from './dto/preferences.dto';
@@ -16,18 +16,18 @@ import {
   UserListResponse,
   UserResponse,
   UserSearchItem,
-} from './dto/user.response';
+} from './dto/user-responses.dto';
 import {
   ListUsersQuery,
   normaliseAvatarStyle,
   SearchUsersQuery,
   UpdateMyProfileDto,
   UpdateUserDto,
-} from './dto/user.requests';
+} from './dto/user-requests.dto';
 import { AiLiteracyStatus, User } from './entities/user.entity';
 import { withDefaults } from './preferences';
 import { toUserResponse, toUserSearchItem } from './users.mapper';
-import { PreparedQueries } from '../../database/prepared-queries';
+import { PreparedQueries } from '../../database/prepared-queries.runner';
 import { UsersQueries } from './users.queries';
 import { aiLiteracyChanges, assignChanged, keepOneSuperadmin, requireUser } from './user-rules';
 

@@ -1,7 +1,7 @@
 import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
-import { TransactionRunner } from '../../database/transaction-runner';
+import { TransactionRunner } from '../../database/transaction.runner';
 import { SecretBox } from '../../platform/crypto/secret-box.service';
 import { JobContext, JobRunner } from '../../platform/jobs/job-runner.service';
 import { MailerService } from '../../platform/mail/mailer.service';

@@ -3,9 +3,9 @@ import { Reflector } from '@nestjs/core';
 import type { Request } from 'express';
 import { CONTROL_PLANE } from '../../common/auth/control-plane.decorator';
 import { InstanceContext } from '../../database/instance-context';
-import { InstanceDatabases } from '../../database/instance-databases';
+import { InstanceDatabases } from '../../database/instance-databases.registry';
 import { DEFAULT_INSTANCE_ID } from '../../database/instance-ids';
-import { InstanceUserCopies } from './instance-user-copies';
+import { InstanceUserCopies } from './instance-user-copies.service';
 
 /**
  * Global guard after authentication: resolves the request's instance once

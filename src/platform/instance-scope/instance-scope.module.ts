@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { InstanceScopeQueries } from './instance-scope.queries';
-import { InstanceUserCopies } from './instance-user-copies';
+import { InstanceUserCopies } from './instance-user-copies.service';
 
 /**
  * The user copies InstanceScopeGuard (registered globally by

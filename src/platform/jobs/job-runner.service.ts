@@ -17,7 +17,7 @@ import { HeldLease, leasesToRenew, renewalIntervalMs } from './lease';
 import { SerialTask } from './serial-task';
 import { Wakeup } from './wakeup.service';
 import { InstanceContext, InstanceScope } from '../../database/instance-context';
-import { InstanceDatabases } from '../../database/instance-databases';
+import { InstanceDatabases } from '../../database/instance-databases.registry';
 import { DEFAULT_INSTANCE_ID } from '../../database/instance-ids';
 
 export interface JobContext {

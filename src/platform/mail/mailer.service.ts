@@ -6,7 +6,7 @@ import { APP_CONFIG, AppConfig } from '../../config/app.config';
 import { SerialTask } from '../jobs/serial-task';
 import { Wakeup } from '../jobs/wakeup.service';
 import { MailAttachment, MailMessage } from './entities/mail-message.entity';
-import { InstanceDatabases } from '../../database/instance-databases';
+import { InstanceDatabases } from '../../database/instance-databases.registry';
 import { ClaimedRow, MailQueries } from './mail.queries';
 
 export interface OutgoingMail {

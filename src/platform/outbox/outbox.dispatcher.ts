@@ -1,7 +1,7 @@
 import { Injectable, Logger, OnApplicationBootstrap, BeforeApplicationShutdown } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
-import { InstanceDatabases } from '../../database/instance-databases';
+import { InstanceDatabases } from '../../database/instance-databases.registry';
 import { SerialTask } from '../jobs/serial-task';
 import { Wakeup } from '../jobs/wakeup.service';
 import { DomainEventMap, DomainEventType, isDomainEventType } from './event-map';

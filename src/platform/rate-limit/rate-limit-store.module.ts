@@ -1,7 +1,7 @@
 import { Inject, Logger, Module, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '../../config/app.config';
 import { inClusterWorker } from '../cluster/ipc';
-import { Clock } from '../clock/clock';
+import { Clock } from '../clock/clock.service';
 import { ClusterRateLimitStore } from './cluster-rate-limit.store';
 import { RateLimitMonitor } from './rate-limit.monitor';
 import { MemoryRateLimitStore, RateLimitStore } from './rate-limit.store';

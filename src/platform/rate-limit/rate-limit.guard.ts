@@ -15,7 +15,7 @@ import {
   RATE_LIMIT_NOT_COUNTED,
 } from '../../common/http/rate-limit.decorators';
 import { APP_CONFIG, AppConfig } from '../../config/app.config';
-import { Clock } from '../clock/clock';
+import { Clock } from '../clock/clock.service';
 import { keepSnapshot } from './rate-limit-snapshot';
 import { RateLimitMonitor } from './rate-limit.monitor';
 import type { RateLimitStore } from './rate-limit.store';

@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import { Clock } from '../clock/clock';
+import { Clock } from '../clock/clock.service';
 import { MetricsService } from '../metrics/metrics.service';
 import { RateLimitMonitor, STORE_FAILURE_LOG_INTERVAL_MS } from './rate-limit.monitor';
 

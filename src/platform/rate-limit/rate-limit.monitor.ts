@@ -1,7 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { Counter } from 'prom-client';
 import { MetricsService } from '../metrics/metrics.service';
-import { Clock } from '../clock/clock';
+import { Clock } from '../clock/clock.service';
 import { BUCKET_KINDS, BucketKind } from './rate-limit-tiers';
 
 export const STORE_FAILURE_LOG_INTERVAL_MS = 60_000;

@@ -9,12 +9,12 @@ export type SemanticItemType = (typeof SEMANTIC_ITEM_TYPES)[number];
  * (L2-normalised, so a dot product is the cosine). Where pgvector exists the
  * vector store adds, per dimension count, a partial HNSW index over
  * `embedding::vector(n)`; TypeORM does not see expression indexes, so they
- * live outside this entity (see vector-store.ts).
+ * live outside this entity (see vector.store.ts).
  */
 @Entity('item_embeddings')
 @Index('item_embeddings_type_dimensions_idx', ['itemType', 'dimensions'])
 @Index('item_embeddings_space_type_idx', ['spaceId', 'itemType', 'dimensions'])
-// The changes since a transaction id, in keyset pages (see vector-cache.ts).
+// The changes since a transaction id, in keyset pages (see vector.cache.ts).
 @Index('item_embeddings_written_xid_idx', ['writtenXid', 'itemType', 'itemId'])
 export class ItemEmbedding {
   @PrimaryColumn('text')
@@ -50,7 +50,7 @@ export class ItemEmbedding {
   @Column('timestamptz', { default: () => 'now()' })
   embeddedAt: Date;
 
-  /** The id of the transaction that last wrote the row, set by a trigger (see vector-cache.ts). */
+  /** The id of the transaction that last wrote the row, set by a trigger (see vector.cache.ts). */
   @Column({ type: 'bigint', select: false, insert: false, update: false })
   writtenXid: string;
 

@@ -11,7 +11,7 @@ import {
   UuidField,
 } from '../../../common/validation/field.decorators';
 import { OUTBOUND_POLICY_NOTE } from '../../../platform/outbound-http/outbound-url-policy';
-import { DEFAULT_NAME_ID_FORMAT, SAML_NAME_ID_FORMATS } from '../saml-clients';
+import { DEFAULT_NAME_ID_FORMAT, SAML_NAME_ID_FORMATS } from '../saml-clients.registry';
 
 export const SSO_PROTOCOLS = ['oidc', 'saml'] as const;
 export const SSO_DEFAULT_ROLES = ['user', 'pending'] as const;

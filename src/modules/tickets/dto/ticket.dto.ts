@@ -1,7 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { PageQuery } from '../../../common/http/page.dto';
 import { EnumField, StringField, TextField, UuidField } from '../../../common/validation/field.decorators';
-import { PersonRef } from '../../catalog/dto/product.responses';
+import { PersonRef } from '../../catalog/dto/product-responses.dto';
 import { TICKET_PRIORITIES, TICKET_STATUSES } from '../entities/ticket.entity';
 
 export class CreateTicketDto {

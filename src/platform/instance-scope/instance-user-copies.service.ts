@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { InstanceDatabases } from '../../database/instance-databases';
+import { InstanceDatabases } from '../../database/instance-databases.registry';
 import { InstanceScopeQueries } from './instance-scope.queries';
 
 /** How long a copy counts as fresh in this process before the next request of its user refreshes it. */

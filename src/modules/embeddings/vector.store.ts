@@ -3,7 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import type { SemanticItemType } from './entities/item-embedding.entity';
 import { EmbeddingQueries } from './embeddings.queries';
-import { VectorCache, VectorProducer } from './vector-cache';
+import { VectorCache, VectorProducer } from './vector.cache';
 import { decodeRealArray, dot, l2Normalize, pgvectorLiteral, realArrayLiteral } from './vector-math';
 
 export type { SemanticItemType } from './entities/item-embedding.entity';

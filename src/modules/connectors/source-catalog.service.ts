@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { LruCache } from '../../common/cache/lru-cache';
-import type { ReadOnlySession } from './user-database';
+import type { ReadOnlySession } from './user-database.client';
 
 /** A column of a source table as its own catalog describes it. */
 export interface SourceColumn {

@@ -1,4 +1,4 @@
-import { versionAtLeast } from './vector-store';
+import { versionAtLeast } from './vector.store';
 
 describe('versionAtLeast (pgvector features by extversion)', () => {
   it.each([

@@ -8,7 +8,7 @@ import {
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { InstanceContext } from '../../database/instance-context';
-import { InstanceDatabases } from '../../database/instance-databases';
+import { InstanceDatabases } from '../../database/instance-databases.registry';
 import { JobRunner } from '../../platform/jobs/job-runner.service';
 import { MemoryVectorIndex } from './memory-vector-index';
 import { EmbeddingQueries, VECTOR_PAGE, WrittenVectorRow } from './embeddings.queries';

@@ -7,7 +7,7 @@ import { tokenHash } from '../../platform/crypto/tokens';
 import { SsoPendingLogin } from './entities/sso-pending-login.entity';
 import { SsoProvider } from './entities/sso-provider.entity';
 import { spKeyContext } from './sso-provider-secrets';
-import { SsoUrls } from './sso-urls';
+import { SsoUrls } from './sso-urls.service';
 
 export const PENDING_LOGIN_MS = 10 * 60 * 1000;
 export const SAML_CLOCK_SKEW_MS = 30_000;

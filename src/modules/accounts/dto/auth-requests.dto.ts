@@ -6,7 +6,7 @@ import {
   StringField,
   TextField,
 } from '../../../common/validation/field.decorators';
-import { AVATAR_STYLE_INPUTS } from '../../users/dto/user.requests';
+import { AVATAR_STYLE_INPUTS } from '../../users/dto/user-requests.dto';
 
 export const PASSWORD_MIN = 8;
 export const PASSWORD_MAX = 256;

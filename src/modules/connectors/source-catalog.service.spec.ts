@@ -1,4 +1,4 @@
-import { findColumn, parseTableReference, quoteIdent, SourceTable } from './source-catalog';
+import { findColumn, parseTableReference, quoteIdent, SourceTable } from './source-catalog.service';
 
 describe('table references', () => {
   it('parses bare and quoted parts, with or without a schema', () => {
