@@ -33,6 +33,7 @@ import { RateLimitsModule } from './modules/rate-limits/rate-limits.module';
 import { SpacesModule } from './modules/spaces/spaces.module';
 import { SsoModule } from './modules/sso/sso.module';
 import { StandardsModule } from './modules/standards/standards.module';
+import { LineageRunsModule } from './modules/lineage-runs/lineage-runs.module';
 import { TicketsModule } from './modules/tickets/tickets.module';
 import { ToolProvidersModule } from './modules/tool-providers/tool-providers.module';
 import { UsersModule } from './modules/users/users.module';
@@ -115,6 +116,7 @@ export class AppModule {
         ToolProvidersModule,
         AuthoringModule,
         StandardsModule,
+        LineageRunsModule,
         EmbeddingsModule,
         SearchModule,
       ],
