@@ -1,5 +1,5 @@
 import { DomainError } from '../../common/errors/domain-error';
-import { MAX_CALLS_PER_TASK } from './web-search-rules';
+import { MAX_CALLS_PER_TASK } from './web-research-rules';
 
 /** A delegated task (worker or subagent) may not use the web-search facade. */
 export class DelegatedTaskForbidden extends DomainError {
