@@ -41,6 +41,25 @@ export default tseslint.config(
     },
   },
   {
+    // A module embeds another module's SQL only through that module's declared contract (a port, or
+    // `<module>.contract.ts`; see README, "Map of the code"), never from its `*.queries.ts`.
+    files: ['src/modules/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['../*/*.queries', '../../*/*.queries'],
+              message:
+                "Another module's SQL comes from its contract file or exported services, not its *.queries.ts.",
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     files: ['test/**/*.ts', 'bench/**/*.ts'],
     rules: { 'no-console': 'off' },
   },

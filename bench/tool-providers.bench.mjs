@@ -2,7 +2,7 @@
 //  - POST /admin/ai/tool-providers/{id}/discover of a provider listing 200 tools (4 tools/list pages),
 //    served by the built app: a first discovery (200 inserts) and rediscoveries (no change),
 //    each run several times (target: under 2 s, median and max reported);
-//  - the web_search call through WebSearchCapabilityService (requireReady + call on the warm
+//  - the web_search call through WebSearchReadinessService.requireReady + WebSearchCallService.call (on the warm
 //    session) in this process, against the same server called directly with the SDK client:
 //    overhead = service time - direct time, p50/p99.
 //
@@ -108,8 +108,11 @@ async function directCalls() {
 async function serviceCalls(url, spaceId) {
   const { createApp } = require(join(ROOT, 'dist', 'app.factory.js'));
   const { loadConfig } = require(join(ROOT, 'dist', 'config', 'app.config.js'));
-  const { WebSearchCapabilityService } = require(
-    join(ROOT, 'dist', 'modules', 'tool-providers', 'web-search-capability.service.js'),
+  const { WebSearchReadinessService } = require(
+    join(ROOT, 'dist', 'modules', 'tool-providers', 'web-search-readiness.service.js'),
+  );
+  const { WebSearchCallService } = require(
+    join(ROOT, 'dist', 'modules', 'tool-providers', 'web-search-call.service.js'),
   );
   const config = loadConfig({
     DATA_DIR: mkdtempSync(join(tmpdir(), 'verity-bench-tools-')),
@@ -119,13 +122,14 @@ async function serviceCalls(url, spaceId) {
   });
   const app = await createApp({ config, database: { url, poolSize: 4 }, migrationsRun: true });
   await app.init();
-  const service = app.get(WebSearchCapabilityService);
+  const readiness = app.get(WebSearchReadinessService);
+  const caller = app.get(WebSearchCallService);
   const times = [];
   try {
     for (let i = 0; i < WARMUP + CALLS; i++) {
       const started = process.hrtime.bigint();
-      const ready = await service.requireReady(spaceId);
-      await service.call(ready, { query: `query ${i % 50}`, max_results: 8 });
+      const ready = await readiness.requireReady(spaceId);
+      await caller.call(ready, { query: `query ${i % 50}`, max_results: 8 });
       if (i >= WARMUP) times.push(Number(process.hrtime.bigint() - started) / 1e6);
     }
   } finally {
@@ -154,16 +158,36 @@ async function main() {
     const token = await signIn(server.base, email, password);
     discovery = await discoveries(server.base, token);
 
-    const space = await api(server.base, token, 'POST', '/spaces', { name: 'Bench tools', slug: `bench-tools-${Date.now()}` });
+    const space = await api(server.base, token, 'POST', '/spaces', {
+      name: 'Bench tools',
+      slug: `bench-tools-${Date.now()}`,
+    });
     spaceId = space.id;
-    await api(server.base, token, 'PUT', `/spaces/${space.slug}/ai/tool-providers/${discovery.providerId}/enablement`, {
-      enabled: true,
-    });
-    const tools = await api(server.base, token, 'GET', `/admin/ai/tool-providers/${discovery.providerId}/tools`);
+    await api(
+      server.base,
+      token,
+      'PUT',
+      `/spaces/${space.slug}/ai/tool-providers/${discovery.providerId}/enablement`,
+      {
+        enabled: true,
+      },
+    );
+    const tools = await api(
+      server.base,
+      token,
+      'GET',
+      `/admin/ai/tool-providers/${discovery.providerId}/tools`,
+    );
     const search = tools.find((t) => t.tool_name === 'web_search');
-    const bound = await api(server.base, token, 'PUT', `/spaces/${space.slug}/ai/tool-capabilities/web_search`, {
-      provider_tool_id: search.id,
-    });
+    const bound = await api(
+      server.base,
+      token,
+      'PUT',
+      `/spaces/${space.slug}/ai/tool-capabilities/web_search`,
+      {
+        provider_tool_id: search.id,
+      },
+    );
     if (!bound.healthy) throw new Error(`binding not healthy: ${bound.readiness_errors.join('; ')}`);
   } finally {
     await server.stop();
@@ -175,9 +199,15 @@ async function main() {
     const d99 = pct(direct, 99);
     const s50 = pct(service, 50);
     const s99 = pct(service, 99);
-    console.log(`web_search direct SDK call (tool + stdio)          p50 ${ms(d50)} ms  p99 ${ms(d99)} ms  (${CALLS} calls)`);
-    console.log(`web_search via requireReady + call                 p50 ${ms(s50)} ms  p99 ${ms(s99)} ms  (${CALLS} calls)`);
-    console.log(`service overhead                                   p50 ${ms(s50 - d50)} ms  p99 ${ms(s99 - d99)} ms`);
+    console.log(
+      `web_search direct SDK call (tool + stdio)          p50 ${ms(d50)} ms  p99 ${ms(d99)} ms  (${CALLS} calls)`,
+    );
+    console.log(
+      `web_search via requireReady + call                 p50 ${ms(s50)} ms  p99 ${ms(s99)} ms  (${CALLS} calls)`,
+    );
+    console.log(
+      `service overhead                                   p50 ${ms(s50 - d50)} ms  p99 ${ms(s99 - d99)} ms`,
+    );
     console.log(
       `targets: discovery of 200 tools < 2000 ms: first max ${discovery.first.max.toFixed(0)} ms, again max ${discovery.repeat.max.toFixed(0)} ms`,
     );

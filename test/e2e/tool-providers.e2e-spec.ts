@@ -10,7 +10,8 @@ import { APP_CONFIG, AppConfig } from '../../src/config/app.config';
 import { McpProcess } from '../../src/modules/tool-providers/mcp-process';
 import { McpSessionPool } from '../../src/modules/tool-providers/mcp-session.pool';
 import { ToolGrantsService } from '../../src/modules/tool-providers/tool-grants.service';
-import { WebSearchCapabilityService } from '../../src/modules/tool-providers/web-search-capability.service';
+import { WebSearchCallService } from '../../src/modules/tool-providers/web-search-call.service';
+import { WebSearchReadinessService } from '../../src/modules/tool-providers/web-search-readiness.service';
 import { embeddedRun, startApp, TestApp, workerDatabaseUrl } from '../support/app';
 import { dbQuery } from '../support/db';
 import { addMember, createSpace, createUser, rootUser, TestSpace, TestUser } from '../support/factories';
@@ -891,7 +892,8 @@ describe('External tool providers over MCP (real stdio servers, real PostgreSQL)
       const empty = await readiness(target);
       expect(empty).toMatchObject({ healthy: false, binding_id: null });
       expect(codes(empty.readiness_errors)).toEqual(['no_binding']);
-      const service = t.app.get(WebSearchCapabilityService);
+      const service = t.app.get(WebSearchReadinessService);
+      const caller = t.app.get(WebSearchCallService);
       await expect(service.requireReady(target.id)).rejects.toMatchObject({ status: 409 });
 
       const { provider, tool, binding } = await boundWebSearch(target);
@@ -909,18 +911,18 @@ describe('External tool providers over MCP (real stdio servers, real PostgreSQL)
         providerToolId: tool.id,
         namespacedName: `${provider.slug}.web_search`,
       });
-      const first = (await service.call(ready, { query: 'governance', max_results: 2 })) as {
+      const first = (await caller.call(ready, { query: 'governance', max_results: 2 })) as {
         results: unknown[];
         server_pid: number;
       };
       expect(first.results).toHaveLength(2);
-      const second = (await service.call(ready, { query: 'text please', max_results: 3 })) as typeof first;
+      const second = (await caller.call(ready, { query: 'text please', max_results: 3 })) as typeof first;
       expect(second.results).toHaveLength(3);
       expect(second.server_pid).toBe(first.server_pid);
 
       // Any provider change starts a new session.
       await admin().patch(`/admin/ai/tool-providers/${provider.id}`, { description: 'changed' });
-      const third = (await service.call(await service.requireReady(target.id), {
+      const third = (await caller.call(await service.requireReady(target.id), {
         query: 'again',
         max_results: 1,
       })) as typeof first;
@@ -930,21 +932,22 @@ describe('External tool providers over MCP (real stdio servers, real PostgreSQL)
     it('answers 502 for a tool error, an oversized answer and a timeout, and recovers after', async () => {
       const target = await createSpace(t.http, editor);
       await boundWebSearch(target);
-      const service = t.app.get(WebSearchCapabilityService);
+      const service = t.app.get(WebSearchReadinessService);
+      const caller = t.app.get(WebSearchCallService);
       const ready = await service.requireReady(target.id);
-      await expect(service.call(ready, { query: 'fail please', max_results: 1 })).rejects.toMatchObject({
+      await expect(caller.call(ready, { query: 'fail please', max_results: 1 })).rejects.toMatchObject({
         status: 502,
         detail: expect.stringMatching(/reported an error: The search backend refused/),
       });
-      await expect(service.call(ready, { query: 'flood please', max_results: 1 })).rejects.toMatchObject({
+      await expect(caller.call(ready, { query: 'flood please', max_results: 1 })).rejects.toMatchObject({
         status: 502,
         detail: expect.stringMatching(/more than 1024 KB/),
       });
-      await expect(service.call(ready, { query: 'hang please', max_results: 1 })).rejects.toMatchObject({
+      await expect(caller.call(ready, { query: 'hang please', max_results: 1 })).rejects.toMatchObject({
         status: 502,
         detail: expect.stringMatching(/did not answer within 3 s/),
       });
-      const recovered = (await service.call(ready, { query: 'recovered', max_results: 1 })) as {
+      const recovered = (await caller.call(ready, { query: 'recovered', max_results: 1 })) as {
         results: unknown[];
       };
       expect(recovered.results).toHaveLength(1);
@@ -1001,7 +1004,7 @@ describe('External tool providers over MCP (real stdio servers, real PostgreSQL)
         secret_env_var: 'SEARCH_API_KEY',
         env: { MCP_TEST_FAIL_FILE: marker },
       });
-      const service = t.app.get(WebSearchCapabilityService);
+      const service = t.app.get(WebSearchReadinessService);
       expect(await readiness(target)).toMatchObject({ healthy: true, readiness_errors: [] });
       const providerPath = `/admin/ai/tool-providers/${provider.id}`;
       const expectReasons = async (expected: string[]) => {

@@ -129,8 +129,15 @@ export interface GovernanceRoleSummary {
   role: 'owner' | 'steward';
 }
 
-/** Product governance roles of a user, provided by the (global) catalog module. */
+/**
+ * Product governance roles of a user, provided by the (global) catalog
+ * module. Directory signature rule: the executor `em` first and required.
+ */
 export abstract class GovernanceDirectory {
   /** The user's owner/steward roles, limited to `spaceIds` when given. */
-  abstract rolesOf(userId: string, spaceIds: string[] | null): Promise<GovernanceRoleSummary[]>;
+  abstract rolesOf(
+    em: EntityManager,
+    userId: string,
+    spaceIds: string[] | null,
+  ): Promise<GovernanceRoleSummary[]>;
 }

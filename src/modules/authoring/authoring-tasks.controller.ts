@@ -25,14 +25,14 @@ import {
   WebSearchDto,
   WebSearchResponse,
 } from './dto/authoring.dto';
-import { WebSearchService } from './web-search.service';
+import { WebResearchService } from './web-research.service';
 
 @ApiTags('Pipeline authoring')
 @Controller('spaces/:slug/ai/authoring-tasks')
 export class AuthoringTasksController {
   constructor(
     private readonly tasks: AuthoringTasksService,
-    private readonly webSearch: WebSearchService,
+    private readonly research: WebResearchService,
   ) {}
 
   @Post()
@@ -105,7 +105,7 @@ export class AuthoringTasksController {
     @Body() dto: WebSearchDto,
     @Res({ passthrough: true }) res: Response,
   ): Promise<WebSearchResponse | ConsentRequiredResponse> {
-    const outcome = await this.webSearch.search(actor, access, params.id, dto);
+    const outcome = await this.research.search(actor, access, params.id, dto);
     if (outcome.kind === 'consent') res.status(202);
     return outcome.body;
   }
@@ -125,7 +125,7 @@ export class AuthoringTasksController {
     @CurrentSpace() access: SpaceAccess,
     @Param() params: TaskPathParams,
   ): Promise<EvidenceListResponse> {
-    return this.webSearch.listEvidence(access, params.id);
+    return this.research.listEvidence(access, params.id);
   }
 
   @Post(':id/replay')
@@ -148,6 +148,6 @@ export class AuthoringTasksController {
     @Param() params: TaskPathParams,
     @Body() dto: ReplayDto,
   ): Promise<WebSearchResponse> {
-    return this.webSearch.replay(actor, access, params.id, dto);
+    return this.research.replay(actor, access, params.id, dto);
   }
 }

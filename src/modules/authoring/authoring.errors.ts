@@ -1,7 +1,7 @@
 import { DomainError } from '../../common/errors/domain-error';
-import { MAX_CALLS_PER_TASK } from './web-search-rules';
+import { MAX_CALLS_PER_TASK } from './web-research-rules';
 
-/** A delegated task (worker or subagent) may not use the web-search facade. */
+/** A delegated task (worker or subagent) may not use the web-research facade. */
 export class DelegatedTaskForbidden extends DomainError {
   constructor() {
     super(

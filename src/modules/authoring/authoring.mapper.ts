@@ -2,7 +2,7 @@ import type { AuthoringTaskResponse, ConsentResponse, EvidenceResponse } from '.
 import type { AuthoringTask } from './entities/authoring-task.entity';
 import type { ConsentStatus, WebSearchConsent } from './entities/web-search-consent.entity';
 import type { WebSearchEvidence } from './entities/web-search-evidence.entity';
-import { MAX_CALLS_PER_TASK } from './web-search-rules';
+import { MAX_CALLS_PER_TASK } from './web-research-rules';
 
 export function toTaskResponse(task: AuthoringTask, callsUsed: number): AuthoringTaskResponse {
   return {

@@ -1,19 +1,23 @@
 import { Injectable } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
-import { Repository } from 'typeorm';
+import { EntityManager } from 'typeorm';
 import { GovernanceDirectory, GovernanceRoleSummary } from '../../common/permissions/space-access.port';
 import { ProductRole } from './entities/product-role.entity';
 
-/** Product governance roles as the users module sees them (it cannot import the catalog). */
+/**
+ * Product governance roles as the users module sees them (it cannot import
+ * the catalog). The directory signature rule of ProductDirectoryService: the
+ * executor `em` first and required, then the arguments.
+ */
 @Injectable()
 export class GovernanceDirectoryService extends GovernanceDirectory {
-  constructor(@InjectRepository(ProductRole) private readonly roles: Repository<ProductRole>) {
-    super();
-  }
-
-  async rolesOf(userId: string, spaceIds: string[] | null): Promise<GovernanceRoleSummary[]> {
+  async rolesOf(
+    em: EntityManager,
+    userId: string,
+    spaceIds: string[] | null,
+  ): Promise<GovernanceRoleSummary[]> {
     if (spaceIds && !spaceIds.length) return [];
-    const qb = this.roles
+    const qb = em
+      .getRepository(ProductRole)
       .createQueryBuilder('r')
       .innerJoin('r.product', 'p')
       .select([

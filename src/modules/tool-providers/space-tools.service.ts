@@ -10,6 +10,7 @@ import { PutEnablementDto, SpaceToolProviderResponse } from './dto/space-tools.d
 import { ProviderTool } from './entities/provider-tool.entity';
 import { SpaceToolEnablement } from './entities/space-tool-enablement.entity';
 import { ToolProvider } from './entities/tool-provider.entity';
+import { AVAILABLE } from './tool-providers.contract';
 import { InvalidToolConfig } from './tool-providers.errors';
 import { namespacedName, toSpaceToolProviderResponse } from './tool-providers.mapper';
 
@@ -25,17 +26,7 @@ export interface AvailableTool {
 
 const MAX_ALLOWLIST = 500;
 
-/**
- * The space tool availability rule over tool `t`, its provider `p` and the
- * space's enablement `e`: the provider is active and enabled for the space,
- * the tool is enabled, its risk level is `read`, and it is allowlisted when
- * an allowlist is set. In column names, so that raw statements use it as
- * query builders do.
- */
-export const AVAILABLE =
-  "(p.is_active AND e.enabled AND t.is_enabled AND t.risk_level = 'read' AND (e.allowed_tool_names IS NULL OR t.tool_name = ANY(e.allowed_tool_names)))";
-
-/** Per-space enablement of providers and the space tool availability rule. */
+/** Per-space enablement of providers and the space tool availability rule (AVAILABLE, in the contract). */
 @Injectable()
 export class SpaceToolsService {
   constructor(
@@ -155,7 +146,7 @@ export class SpaceToolsService {
       );
   }
 
-  /** Whether one tool is available in the space under the rule above. */
+  /** Whether one tool is available in the space under the availability rule. */
   async isAvailable(spaceId: string, providerToolId: string, em: EntityManager): Promise<boolean> {
     return this.availability(em, spaceId).andWhere('t.id = :providerToolId', { providerToolId }).getExists();
   }

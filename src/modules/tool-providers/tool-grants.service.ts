@@ -16,8 +16,13 @@ export interface GrantScope {
 }
 
 /**
- * External-research grants: created by the authoring flow when a consent is
- * approved, revoked here when the binding or the provider they name goes away.
+ * External-research grants, owned here (tool_grants): what lets a user's
+ * searches contact a binding's provider. Tool-providers owns them because
+ * its rules end them: they are revoked in the same transaction that
+ * deletes or replaces the binding or deletes the provider they name. The
+ * authoring module only creates one through `grant` when its user approves
+ * a consent, and reads the active one with `activeGrantSql` of
+ * tool-providers.contract.ts; the task and consent ids are opaque here.
  */
 @Injectable()
 export class ToolGrantsService {

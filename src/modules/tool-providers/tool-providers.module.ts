@@ -17,14 +17,18 @@ import { ToolGrantsService } from './tool-grants.service';
 import { ToolProvidersController } from './tool-providers.controller';
 import { ToolProvidersQueries } from './tool-providers.queries';
 import { ToolProvidersService } from './tool-providers.service';
-import { WebSearchCapabilityController } from './web-search-capability.controller';
-import { WebSearchCapabilityService } from './web-search-capability.service';
+import { WebSearchBindingController } from './web-search-binding.controller';
+import { WebSearchBindingService } from './web-search-binding.service';
+import { WebSearchCallService } from './web-search-call.service';
+import { WebSearchReadinessService } from './web-search-readiness.service';
 
 /**
  * External tool providers over MCP (stdio): credentials, provider
  * administration and discovery, per-space enablement, the web_search
- * capability and external-research grants. Other modules call
- * WebSearchCapabilityService, ToolGrantsService and SpaceToolsService.
+ * capability (binding, readiness, call) and external-research grants.
+ * Other modules call WebSearchReadinessService, WebSearchCallService and
+ * ToolGrantsService, and embed the SQL of tool-providers.contract.ts
+ * (see README.md).
  */
 @Module({
   imports: [
@@ -41,7 +45,7 @@ import { WebSearchCapabilityService } from './web-search-capability.service';
     CredentialsController,
     ToolProvidersController,
     SpaceToolsController,
-    WebSearchCapabilityController,
+    WebSearchBindingController,
   ],
   providers: [
     ToolProvidersQueries,
@@ -51,9 +55,11 @@ import { WebSearchCapabilityService } from './web-search-capability.service';
     ProviderRuntime,
     McpSessionPool,
     SpaceToolsService,
-    WebSearchCapabilityService,
+    WebSearchBindingService,
+    WebSearchReadinessService,
+    WebSearchCallService,
     ToolGrantsService,
   ],
-  exports: [WebSearchCapabilityService, ToolGrantsService, SpaceToolsService],
+  exports: [WebSearchReadinessService, WebSearchCallService, ToolGrantsService],
 })
 export class ToolProvidersModule {}

@@ -1,32 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { PreparedQueries } from '../../database/prepared-queries.runner';
-import { WEB_SEARCH } from './provider-config';
-import { AVAILABLE } from './space-tools.service';
-
-/** SQL expressions (parameters, columns or scalar subqueries) standing for each part of a grant scope. */
-export interface GrantScopeSql {
-  userId: string;
-  spaceId: string;
-  definitionId: string;
-  rootTaskId: string;
-  bindingId: string;
-  providerId: string;
-}
-
-/**
- * The newest grant for exactly this scope that is neither revoked nor
- * expired, as a subquery selecting `id, consent_id, expires_at` (no row when
- * none). One definition of the rule, for this service and for statements
- * that read the grant together with what it is checked against.
- */
-export function activeGrantSql(scope: GrantScopeSql): string {
-  return `SELECT g.id, g.consent_id, g.expires_at FROM tool_grants g
-  WHERE g.user_id = ${scope.userId} AND g.root_task_id = ${scope.rootTaskId} AND g.binding_id = ${scope.bindingId}
-    AND g.space_id = ${scope.spaceId} AND g.provider_id = ${scope.providerId}
-    AND g.definition_id IS NOT DISTINCT FROM ${scope.definitionId}
-    AND g.revoked_at IS NULL AND g.expires_at > now()
-  ORDER BY g.expires_at DESC LIMIT 1`;
-}
+import { activeGrantSql, BoundWebSearchRow, boundWebSearchSql } from './tool-providers.contract';
 
 const FIND_ACTIVE_SQL = activeGrantSql({
   userId: '$1::uuid',
@@ -37,61 +11,14 @@ const FIND_ACTIVE_SQL = activeGrantSql({
   providerId: '$6::uuid',
 });
 
-/**
- * The space's web_search binding with everything the readiness check needs:
- * its tool, its provider and the provider's credential (sealed secret
- * included), and whether the tool is available in the space now. A
- * subquery selecting one row, or none without a binding; `spaceId` is an SQL
- * expression. Statements that check more in the same round trip (an
- * authoring task's grant) embed it; decode the row with `boundFromRow`.
- */
-export function boundWebSearchSql(spaceId: string): string {
-  return `SELECT b.id AS binding_id, b.created_at AS binding_created_at,
-    t.id AS tool_id, t.tool_name, t.capability_id, t.capability_compatible, t.capability_validation_error,
-    p.id AS provider_id, p.slug AS provider_slug, p.is_active AS provider_active, p.command_argv, p.cwd, p.env,
-    p.secret_env_var, p.credential_id, p.last_error,
-    c.id IS NOT NULL AS credential_found, c.is_active AS credential_active, c.secret_sealed,
-    COALESCE(${AVAILABLE}, false) AS available
-  FROM space_capability_bindings b
-  JOIN tool_provider_tools t ON t.id = b.provider_tool_id
-  JOIN tool_providers p ON p.id = b.provider_id
-  LEFT JOIN credentials c ON c.id = p.credential_id
-  LEFT JOIN space_tool_enablements e ON e.provider_id = b.provider_id AND e.space_id = b.space_id
-  WHERE b.space_id = ${spaceId} AND b.capability_id = '${WEB_SEARCH}'`;
-}
-
-/** The columns of `boundWebSearchSql`; all null in an outer join's row when the space has no binding. */
-export interface BoundWebSearchRow {
-  binding_id: string | null;
-  binding_created_at: Date | null;
-  tool_id: string | null;
-  tool_name: string | null;
-  capability_id: string | null;
-  capability_compatible: boolean | null;
-  capability_validation_error: string | null;
-  provider_id: string | null;
-  provider_slug: string | null;
-  provider_active: boolean | null;
-  command_argv: string[] | null;
-  cwd: string | null;
-  env: Record<string, string> | null;
-  secret_env_var: string | null;
-  credential_id: string | null;
-  last_error: string | null;
-  credential_found: boolean | null;
-  credential_active: boolean | null;
-  secret_sealed: string | null;
-  available: boolean | null;
-}
-
 const FIND_BOUND_SQL = boundWebSearchSql('$1::uuid');
 
 /**
  * The tool-provider reads on the hot path of a web search, in raw SQL rather
  * than the repository API: each is one fixed statement run as a named
- * prepared statement on the pool (outside any transaction), and each is also
- * embedded by the authoring module's web-search statement (activeGrantSql,
- * boundWebSearchSql), so the rule is written once.
+ * prepared statement on the pool (outside any transaction). Both are built
+ * from the fragments of tool-providers.contract.ts, which the authoring
+ * module's search statement embeds too, so each rule is written once.
  * - the active grant: tool_grants_lookup_idx (user_id, root_task_id,
  *   binding_id; unrevoked grants only);
  * - the space's web_search binding: space_capability_bindings_space_capability_uq
@@ -119,7 +46,7 @@ export class ToolProvidersQueries {
     );
   }
 
-  /** The space's web_search binding with its tool, provider and credential (see boundWebSearchSql). */
+  /** The space's web_search binding with its tool, provider and credential (see boundWebSearchSql in the contract). */
   boundWebSearch(prepared: PreparedQueries, spaceId: string): Promise<BoundWebSearchRow[]> {
     return prepared.queryOutsideTransaction<BoundWebSearchRow>(FIND_BOUND_SQL, [spaceId]);
   }

@@ -171,7 +171,11 @@ export class UsersService {
     }
     const user = await this.users.findOneBy({ id });
     if (!user) throw new NotFound('user', id);
-    const roles = await this.governance.rolesOf(id, seesAll ? null : spaces.map((s) => s.id));
+    const roles = await this.governance.rolesOf(
+      this.users.manager,
+      id,
+      seesAll ? null : spaces.map((s) => s.id),
+    );
     return {
       ...toUserResponse(user),
       spaces: spaces.map((s) => ({ id: s.id, name: s.name, role: s.role })),

@@ -2,7 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { SlugParams } from '../../../common/http/slug-params.dto';
 import { IntField, StringField, TextField, UuidField } from '../../../common/validation/field.decorators';
 import { CONSENT_STATUSES } from '../entities/web-search-consent.entity';
-import { MAX_CALLS_PER_TASK } from '../web-search-rules';
+import { MAX_CALLS_PER_TASK } from '../web-research-rules';
 
 export class TaskPathParams extends SlugParams {
   @UuidField({ description: 'The authoring task id.' })

@@ -7,7 +7,7 @@ import {
   ManyToOne,
   PrimaryGeneratedColumn,
 } from 'typeorm';
-import type { DroppedCounts, WebSearchResult } from '../web-search-rules';
+import type { DroppedCounts, WebSearchResult } from '../web-research-rules';
 import { AuthoringTask } from './authoring-task.entity';
 
 export type EvidenceStatus = 'pending' | 'complete';

@@ -9,15 +9,16 @@ import { ConsentAlreadyDecided, ConsentExpired } from './authoring.errors';
 import { effectiveConsentStatus, toConsentResponse } from './authoring.mapper';
 import type { ConsentResponse } from './dto/authoring.dto';
 import { WebSearchConsent } from './entities/web-search-consent.entity';
-import { CONSENT_LIFETIME_MS } from './web-search-rules';
+import { CONSENT_LIFETIME_MS } from './web-research-rules';
 
 /**
- * Consent interactions for the web-search facade: asked without contacting
- * the provider, decided only by the user who asked, and turned into a
- * 24-hour external-research grant on approval.
+ * Consent interactions for the web-research facade: asked without
+ * contacting the provider, decided only by the user who asked, and turned
+ * into a 24-hour external-research grant on approval (the grant is
+ * tool-providers', created through its exported ToolGrantsService).
  */
 @Injectable()
-export class ConsentsService {
+export class ResearchConsentsService {
   constructor(
     @InjectRepository(WebSearchConsent) private readonly consents: Repository<WebSearchConsent>,
     private readonly grants: ToolGrantsService,

@@ -7,16 +7,16 @@ import { ApiProblems } from '../../common/openapi/api-problems.decorator';
 import { CurrentSpace } from '../../common/permissions/current-space.decorator';
 import type { SpaceAccess } from '../../common/permissions/space-access.port';
 import { SpaceRole } from '../../common/permissions/space-role.guard';
-import { PutWebSearchBindingDto, WebSearchBindingResponse } from './dto/web-search.dto';
-import { WebSearchCapabilityService } from './web-search-capability.service';
+import { PutWebSearchBindingDto, WebSearchBindingResponse } from './dto/web-search-binding.dto';
+import { WebSearchBindingService } from './web-search-binding.service';
 
 const READINESS =
   "`readiness_errors` lists every reason the capability fails closed, each as `code: sentence` with code one of no_binding, provider_inactive, credential_inactive, credential_incomplete, missing_executable, discovery_failed, incompatible_schema, tool_unavailable, health_probe_failed. The health probe lists the provider's tools on its warm session (started if needed) within 5 s; it runs live here, is skipped when the process could not start for a listed reason, and a passed probe is reused for 30 s by tool calls.";
 
 @ApiTags('Tool providers')
 @Controller('spaces/:slug/ai/tool-capabilities/web_search')
-export class WebSearchCapabilityController {
-  constructor(private readonly webSearch: WebSearchCapabilityService) {}
+export class WebSearchBindingController {
+  constructor(private readonly bindings: WebSearchBindingService) {}
 
   @Get()
   @SpaceRole('editor')
@@ -28,7 +28,7 @@ export class WebSearchCapabilityController {
   @ApiOkResponse({ type: WebSearchBindingResponse })
   @ApiProblems(422)
   get(@Param() _params: SlugParams, @CurrentSpace() access: SpaceAccess): Promise<WebSearchBindingResponse> {
-    return this.webSearch.get(access.space.id);
+    return this.bindings.get(access.space.id);
   }
 
   @Put()
@@ -46,7 +46,7 @@ export class WebSearchCapabilityController {
     @CurrentSpace() access: SpaceAccess,
     @Body() dto: PutWebSearchBindingDto,
   ): Promise<WebSearchBindingResponse> {
-    return this.webSearch.put(actor, access.space, dto.provider_tool_id);
+    return this.bindings.put(actor, access.space, dto.provider_tool_id);
   }
 
   @Delete()
@@ -64,6 +64,6 @@ export class WebSearchCapabilityController {
     @Param() _params: SlugParams,
     @CurrentSpace() access: SpaceAccess,
   ): Promise<void> {
-    return this.webSearch.delete(actor, access.space);
+    return this.bindings.delete(actor, access.space);
   }
 }

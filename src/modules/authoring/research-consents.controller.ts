@@ -4,13 +4,13 @@ import type { Actor } from '../../common/auth/actor';
 import { Authenticated } from '../../common/auth/authenticated.decorator';
 import { CurrentActor } from '../../common/auth/current-actor.decorator';
 import { ApiProblems } from '../../common/openapi/api-problems.decorator';
-import { ConsentsService } from './consents.service';
+import { ResearchConsentsService } from './research-consents.service';
 import { ConsentIdParams, ConsentResponse } from './dto/authoring.dto';
 
 @ApiTags('Pipeline authoring')
 @Controller('ai/consents')
-export class ConsentsController {
-  constructor(private readonly consents: ConsentsService) {}
+export class ResearchConsentsController {
+  constructor(private readonly consents: ResearchConsentsService) {}
 
   @Get(':id')
   @Authenticated()

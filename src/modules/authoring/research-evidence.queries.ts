@@ -4,11 +4,12 @@ import {
   activeGrantSql,
   boundWebSearchSql,
   BoundWebSearchRow,
-} from '../tool-providers/tool-providers.queries';
-import type { WebSearchResult } from './web-search-rules';
+} from '../tool-providers/tool-providers.contract';
+import type { WebSearchResult } from './web-research-rules';
 
 /*
- * The facade's statements. A search costs three round trips when it calls
+ * The web-research facade's statements: the quota slots and evidence of a
+ * task's searches. A search costs three round trips when it calls
  * the tool: SEARCH_SQL (read everything, reserve), the call, then
  * COMPLETE_SQL beside the AI log write.
  */
@@ -227,7 +228,7 @@ export interface ReserveParams {
 }
 
 /**
- * The web-search facade's statements (above), as one class. Raw SQL because
+ * The web-research facade's statements (above), as one class. Raw SQL because
  * a search reads the task, binding, grant and evidence and makes its
  * reservation in one round trip, with a conditional UPDATE of the task's
  * slot count as the serialisation point and asynchronous commit for the
@@ -235,14 +236,14 @@ export interface ReserveParams {
  * web_search_evidence's unique (task_id, query_key_hash) for the existing
  * evidence and the insert, its task index for the completed count and stale
  * reservations, the authoring_tasks primary key for the slot count, and
- * those of the tool-providers fragments (binding, grant).
+ * those of the tool-providers contract's fragments (binding, grant).
  *
  * Like SearchQueries, these take no `em`: they never join a transaction and
  * run on the pool as named prepared statements (PreparedQueries, their
  * executor), the facade's hot path.
  */
 @Injectable()
-export class WebSearchQueries {
+export class ResearchEvidenceQueries {
   constructor(private readonly prepared: PreparedQueries) {}
 
   /** Everything a search decides on, and its reservation (SEARCH_SQL); none when the task is not in the space. */

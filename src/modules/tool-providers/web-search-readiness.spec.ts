@@ -1,18 +1,16 @@
 import type { Repository } from 'typeorm';
 import type { AppConfig } from '../../config/app.config';
 import type { PreparedQueries } from '../../database/prepared-queries.runner';
-import type { TransactionRunner } from '../../database/transaction.runner';
-import type { AuditService } from '../../platform/audit/audit.service';
 import type { CredentialsService } from './credentials.service';
 import type { CapabilityBinding } from './entities/capability-binding.entity';
 import type { McpProcess, SpawnSpec } from './mcp-process';
 import type { McpSessionPool } from './mcp-session.pool';
 import type { ProviderRuntime } from './provider-runtime.service';
-import type { SpaceToolsService } from './space-tools.service';
-import type { ToolGrantsService } from './tool-grants.service';
+import type { BoundWebSearchRow } from './tool-providers.contract';
 import { ProviderFailed } from './tool-providers.errors';
-import { BoundWebSearchRow, ToolProvidersQueries } from './tool-providers.queries';
-import { WebSearchCapabilityService } from './web-search-capability.service';
+import { ToolProvidersQueries } from './tool-providers.queries';
+import { WebSearchCallService } from './web-search-call.service';
+import { WebSearchReadinessService } from './web-search-readiness.service';
 
 const row: BoundWebSearchRow = {
   binding_id: 'binding-1',
@@ -54,13 +52,14 @@ function deferred<T>(): { promise: Promise<T>; resolve: (value: T) => void } {
 
 const settle = () => new Promise((resolve) => setImmediate(resolve));
 
-describe('WebSearchCapabilityService health probes before calls', () => {
+describe('WebSearchReadinessService health probes before calls', () => {
   let now: number;
   let listed: Array<() => Promise<Array<{ name: string }>>>;
   let probes: number;
   let sessionsAsked: number;
   let callTool: jest.Mock;
-  let service: WebSearchCapabilityService;
+  let service: WebSearchReadinessService;
+  let caller: WebSearchCallService;
 
   /** Answers the next probes with these tool lists, in turn; then the web_search tool. */
   const nextProbes = (...answers: Array<() => Promise<Array<{ name: string }>>>) => listed.push(...answers);
@@ -88,19 +87,17 @@ describe('WebSearchCapabilityService health probes before calls', () => {
         return session;
       },
     } as unknown as McpSessionPool;
-    service = new WebSearchCapabilityService(
+    const bindings = { manager: {} } as Repository<CapabilityBinding>;
+    service = new WebSearchReadinessService(
       config,
-      { manager: {} } as Repository<CapabilityBinding>,
-      {} as TransactionRunner,
+      bindings,
       {} as PreparedQueries,
-      {} as AuditService,
       runtime,
-      {} as SpaceToolsService,
       sessions,
-      {} as ToolGrantsService,
       {} as CredentialsService,
       new ToolProvidersQueries(),
     );
+    caller = new WebSearchCallService(config, bindings, runtime, sessions, {} as CredentialsService, service);
   });
 
   afterEach(() => jest.restoreAllMocks());
@@ -178,7 +175,7 @@ describe('WebSearchCapabilityService health probes before calls', () => {
     nextProbes(() => held.promise);
     const ready = await service.requireReadyFrom(row);
     callTool.mockRejectedValueOnce(new ProviderFailed('the tool call timed out'));
-    await expect(service.call(ready, { query: 'q', max_results: 1 })).rejects.toBeInstanceOf(ProviderFailed);
+    await expect(caller.call(ready, { query: 'q', max_results: 1 })).rejects.toBeInstanceOf(ProviderFailed);
     held.resolve([{ name: 'web_search' }]);
     await settle();
     // The failed call forgot the passed probe; the renewal that began before it does not restore it.

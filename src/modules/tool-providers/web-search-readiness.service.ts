@@ -1,26 +1,18 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { EntityManager, Repository } from 'typeorm';
-import type { Actor } from '../../common/auth/actor';
-import { NotFound } from '../../common/errors/domain-error';
-import type { SpaceRef } from '../../common/permissions/space-access.port';
+import { Repository } from 'typeorm';
 import { APP_CONFIG, AppConfig } from '../../config/app.config';
 import { PreparedQueries } from '../../database/prepared-queries.runner';
-import { TransactionRunner } from '../../database/transaction.runner';
-import { AuditService } from '../../platform/audit/audit.service';
-import { WebSearchBindingResponse } from './dto/web-search.dto';
 import { CredentialsService } from './credentials.service';
 import { CapabilityBinding } from './entities/capability-binding.entity';
-import { ProviderTool } from './entities/provider-tool.entity';
 import { SpawnSpec, specVersion } from './mcp-process';
 import { McpSessionPool } from './mcp-session.pool';
 import { WEB_SEARCH } from './provider-config';
 import { ProviderRuntime, RuntimeProvider } from './provider-runtime.service';
-import { SpaceToolsService } from './space-tools.service';
-import { ToolGrantsService } from './tool-grants.service';
-import { CapabilityNotReady, InvalidToolConfig, ProviderFailed } from './tool-providers.errors';
+import type { BoundWebSearchRow } from './tool-providers.contract';
+import { CapabilityNotReady, ProviderFailed } from './tool-providers.errors';
 import { namespacedName } from './tool-providers.mapper';
-import { BoundWebSearchRow, ToolProvidersQueries } from './tool-providers.queries';
+import { ToolProvidersQueries } from './tool-providers.queries';
 
 /** The space's bound web_search tool, ready to call. */
 export interface ReadyWebSearch {
@@ -43,7 +35,8 @@ interface PassedProbe {
   renewing: boolean;
 }
 
-interface Bound {
+/** The space's binding with its tool, provider and credential, as the readiness check reads it. */
+export interface Bound {
   bindingId: string;
   createdAt: Date;
   tool: {
@@ -89,7 +82,8 @@ function boundFromRow(row: BoundWebSearchRow | undefined): Bound | null {
   };
 }
 
-interface Readiness {
+/** What a readiness check found: the binding (null: none) and every reason it fails closed. */
+export interface Readiness {
   bound: Bound | null;
   errors: string[];
   checkedAt: Date | null;
@@ -97,7 +91,7 @@ interface Readiness {
 }
 
 /** What a readiness check found, kept for the call that follows it so that the call need not read it again. */
-interface Readied {
+export interface Readied {
   toolName: string;
   spec: SpawnSpec;
   at: number;
@@ -114,12 +108,14 @@ type ReadinessMode = 'live' | 'cached' | 'static';
 const READIED_REUSE_MS = 5_000;
 
 /**
- * The web_search capability of a space: its one binding, the fail-closed
- * readiness check, and calls to the bound tool through the provider's
- * warm session.
+ * The fail-closed readiness check of a space's web_search binding: the
+ * binding, provider, credential, executable, discovery, schema and
+ * availability, and a health probe on the provider's warm session (a passed
+ * probe reused for 30 s). Binding CRUD is WebSearchBindingService's, the
+ * call WebSearchCallService's, which reuses what a check found here.
  */
 @Injectable()
-export class WebSearchCapabilityService {
+export class WebSearchReadinessService {
   /** Provider id -> the last passed probe, for the spec version it ran against. */
   private readonly probes = new Map<string, PassedProbe>();
   /** What each readiness check that passed found, for the calls made with its answer. */
@@ -128,80 +124,16 @@ export class WebSearchCapabilityService {
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @InjectRepository(CapabilityBinding) private readonly bindings: Repository<CapabilityBinding>,
-    private readonly tx: TransactionRunner,
     private readonly prepared: PreparedQueries,
-    private readonly audit: AuditService,
     private readonly runtime: ProviderRuntime,
-    private readonly spaceTools: SpaceToolsService,
     private readonly sessions: McpSessionPool,
-    private readonly grants: ToolGrantsService,
     private readonly credentials: CredentialsService,
     private readonly queries: ToolProvidersQueries,
   ) {}
 
-  /** The binding and every reason it fails closed, with a live health probe. */
-  async get(spaceId: string): Promise<WebSearchBindingResponse> {
-    return this.response(await this.readiness(await this.findBound(spaceId), 'live'));
-  }
-
-  async put(actor: Actor, space: SpaceRef, providerToolId: string): Promise<WebSearchBindingResponse> {
-    await this.tx.run(async (em) => {
-      const tool = await em.getRepository(ProviderTool).findOneBy({ id: providerToolId });
-      if (!tool) throw new NotFound('provider tool', providerToolId);
-      if (tool.capabilityId !== WEB_SEARCH) {
-        throw InvalidToolConfig.field(
-          'provider_tool_id',
-          "provider_tool_id names a tool without capability_id web_search (set it in the provider's tool_overrides).",
-        );
-      }
-      if (tool.capabilityCompatible !== true) {
-        throw InvalidToolConfig.field(
-          'provider_tool_id',
-          `provider_tool_id names a tool that is not web_search compatible: ${tool.capabilityValidationError}.`,
-        );
-      }
-      if (!(await this.spaceTools.isAvailable(space.id, tool.id, em))) {
-        throw InvalidToolConfig.field(
-          'provider_tool_id',
-          'provider_tool_id names a tool that is not available in this space: its provider must be active and enabled for the space, and the tool enabled, read-only and allowlisted.',
-        );
-      }
-      const current = await this.find(em, space.id, true);
-      if (current?.providerToolId === tool.id) return;
-      if (current) await this.remove(em, current);
-      const binding = await em.getRepository(CapabilityBinding).save(
-        em.getRepository(CapabilityBinding).create({
-          spaceId: space.id,
-          capabilityId: WEB_SEARCH,
-          providerToolId: tool.id,
-          providerId: tool.providerId,
-          createdBy: actor.userId,
-        }),
-      );
-      await this.audit.record(em, actor, {
-        action: 'space.web_search_bound',
-        resourceType: 'capability_binding',
-        resourceId: binding.id,
-        spaceId: space.id,
-        details: { provider_tool_id: tool.id, replaced_binding_id: current?.id ?? null },
-      });
-    });
-    return this.get(space.id);
-  }
-
-  async delete(actor: Actor, space: SpaceRef): Promise<void> {
-    await this.tx.run(async (em) => {
-      const current = await this.find(em, space.id, true);
-      if (!current) throw new NotFound('web_search binding');
-      const revoked = await this.remove(em, current);
-      await this.audit.record(em, actor, {
-        action: 'space.web_search_unbound',
-        resourceType: 'capability_binding',
-        resourceId: current.id,
-        spaceId: space.id,
-        details: { grants_revoked: revoked },
-      });
-    });
+  /** The binding and every reason it fails closed, with a live health probe (diagnostics). */
+  async checkLive(spaceId: string): Promise<Readiness> {
+    return this.readiness(await this.findBound(spaceId), 'live');
   }
 
   /** The space's bound web_search tool when healthy; otherwise a DomainError (409) whose detail lists the readiness errors. */
@@ -211,12 +143,14 @@ export class WebSearchCapabilityService {
 
   /**
    * The same check for a binding row the caller read itself (with
-   * `boundWebSearchSql`, in a statement that reads more): no query of its
+   * `boundWebSearchSql` of tool-providers.contract.ts, in a statement that
+   * reads more): no query of its
    * own while the provider's last health probe and executable lookup are
    * recent. With `probe: false` it checks only what needs no process (the
    * binding, provider, credential, executable, discovery, schema and
    * availability) and starts or contacts nothing: for a search that may not
-   * call the provider yet (no consent); its answer is not for `call`.
+   * call the provider yet (no consent); its answer is not for
+   * WebSearchCallService.call.
    */
   async requireReadyFrom(
     row: BoundWebSearchRow | undefined,
@@ -238,57 +172,15 @@ export class WebSearchCapabilityService {
     return ready;
   }
 
-  /** Calls the bound tool with {query, max_results}; answers the tool's parsed JSON output (structuredContent, or the JSON text content). Throws a DomainError 502 on tool error/timeout/oversize. */
-  async call(ready: ReadyWebSearch, args: { query: string; max_results: number }): Promise<unknown> {
-    const { toolName, spec } = await this.target(ready);
-    const timeout = this.config.toolProviders.callTimeoutMs;
-    try {
-      const session = await this.sessions.session(spec, timeout);
-      const result = await session.callTool(
-        toolName,
-        { query: args.query, max_results: args.max_results },
-        timeout,
-      );
-      if (result.isError) {
-        throw new ProviderFailed(
-          `The web_search tool reported an error: ${session.sanitize(firstText(result.content) ?? 'no detail')}`,
-        );
-      }
-      return parseOutput(result);
-    } catch (error) {
-      if (error instanceof ProviderFailed) this.probes.delete(ready.providerId);
-      throw error;
-    }
+  /** What the check that answered `ready` found, while it may stand in for the call's own lookup (5 s). */
+  readiedFor(ready: ReadyWebSearch): Readied | undefined {
+    const readied = this.readied.get(ready);
+    return readied && Date.now() - readied.at < READIED_REUSE_MS ? readied : undefined;
   }
 
-  /** The tool and spawn spec to call: what the readiness check that answered `ready` found, else read again (and checked again). */
-  private async target(ready: ReadyWebSearch): Promise<{ toolName: string; spec: SpawnSpec }> {
-    const readied = this.readied.get(ready);
-    if (readied && Date.now() - readied.at < READIED_REUSE_MS) return readied;
-    const tool = await this.bindings.manager
-      .getRepository(ProviderTool)
-      .createQueryBuilder('t')
-      .innerJoinAndSelect('t.provider', 'p')
-      .leftJoinAndSelect('p.credential', 'c')
-      .addSelect('c.secretSealed')
-      .where('t.id = :toolId AND t.providerId = :providerId', {
-        toolId: ready.providerToolId,
-        providerId: ready.providerId,
-      })
-      .getOne();
-    const provider = tool?.provider;
-    if (!tool || !provider) throw new CapabilityNotReady(['no_binding: the bound tool no longer exists']);
-    const credential = provider.credential ? this.credentials.unseal(provider.credential) : null;
-    // A missing executable shows as the spawn's own 502 when a session has to start.
-    const { spec, problems } = await this.runtime.prepare(
-      provider,
-      this.bindings.manager,
-      'skip',
-      credential,
-    );
-    if (!spec || problems.length)
-      throw new CapabilityNotReady(problems.map((p) => `${p.code}: ${p.message}`));
-    return { toolName: tool.toolName, spec };
+  /** Forgets the provider's passed probe (a call failed): the next check probes again, inline. */
+  forgetProbe(providerId: string): void {
+    this.probes.delete(providerId);
   }
 
   private async readiness(bound: Bound | null, mode: ReadinessMode): Promise<Readiness> {
@@ -392,57 +284,9 @@ export class WebSearchCapabilityService {
     else this.probes.delete(spec.providerId);
   }
 
-  private find(em: EntityManager, spaceId: string, lock = false): Promise<CapabilityBinding | null> {
-    return em.getRepository(CapabilityBinding).findOne({
-      where: { spaceId, capabilityId: WEB_SEARCH },
-      ...(lock ? { lock: { mode: 'pessimistic_write' as const } } : {}),
-    });
-  }
-
   /** The binding with its tool, provider and credential, and whether the tool is available in the space: one query. */
   private async findBound(spaceId: string): Promise<Bound | null> {
     const [row] = await this.queries.boundWebSearch(this.prepared, spaceId);
     return boundFromRow(row);
-  }
-
-  /** Deletes a binding and revokes its grants; answers how many were revoked. */
-  private async remove(em: EntityManager, binding: CapabilityBinding): Promise<number> {
-    const revoked = await this.grants.revokeForBinding(em, binding.id);
-    await em.getRepository(CapabilityBinding).delete(binding.id);
-    return revoked;
-  }
-
-  private response(readiness: Readiness): WebSearchBindingResponse {
-    const { bound, errors, checkedAt } = readiness;
-    return {
-      capability_id: WEB_SEARCH,
-      binding_id: bound?.bindingId ?? null,
-      provider_tool_id: bound?.tool.id ?? null,
-      provider_id: bound?.provider.id ?? null,
-      namespaced_name: bound ? namespacedName(bound.provider.slug, bound.tool.toolName) : null,
-      healthy: errors.length === 0,
-      readiness_errors: errors,
-      checked_at: checkedAt,
-      created_at: bound?.createdAt ?? null,
-    };
-  }
-}
-
-function firstText(content: unknown): string | null {
-  if (!Array.isArray(content)) return null;
-  const text = content.find((c: { type?: unknown }) => c?.type === 'text') as { text?: unknown } | undefined;
-  return typeof text?.text === 'string' ? text.text : null;
-}
-
-/** structuredContent when the tool gave it, else its first text content read as JSON. */
-function parseOutput(result: { structuredContent?: unknown; content?: unknown }): unknown {
-  if (result.structuredContent !== undefined && result.structuredContent !== null)
-    return result.structuredContent;
-  const text = firstText(result.content);
-  if (text === null) throw new ProviderFailed('The web_search tool answered no JSON output.');
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    throw new ProviderFailed('The web_search tool answered text that is not JSON.');
   }
 }

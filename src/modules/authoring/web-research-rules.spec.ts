@@ -1,4 +1,4 @@
-import { checkToolOutput, MAX_TOOL_OUTPUT_BYTES, queryKeyHash, sanitiseQuery } from './web-search-rules';
+import { checkToolOutput, MAX_TOOL_OUTPUT_BYTES, queryKeyHash, sanitiseQuery } from './web-research-rules';
 
 describe('sanitiseQuery', () => {
   it('trims, collapses whitespace, removes control characters and applies NFKC, keeping case', () => {

@@ -8,7 +8,8 @@ import type { SpaceAccess } from '../../common/permissions/space-access.port';
 import { TransactionRunner } from '../../database/transaction.runner';
 import { AiGatewayService } from '../ai/ai-gateway.service';
 import { GrantScope } from '../tool-providers/tool-grants.service';
-import { ReadyWebSearch, WebSearchCapabilityService } from '../tool-providers/web-search-capability.service';
+import { WebSearchCallService } from '../tool-providers/web-search-call.service';
+import { ReadyWebSearch, WebSearchReadinessService } from '../tool-providers/web-search-readiness.service';
 import { AuthoringTasksService } from './authoring-tasks.service';
 import {
   DelegatedTaskForbidden,
@@ -18,7 +19,7 @@ import {
   WebSearchQuotaExhausted,
 } from './authoring.errors';
 import { toEvidenceResponse } from './authoring.mapper';
-import { ConsentsService } from './consents.service';
+import { ResearchConsentsService } from './research-consents.service';
 import type {
   ConsentRequiredResponse,
   EvidenceListResponse,
@@ -28,37 +29,42 @@ import type {
 } from './dto/authoring.dto';
 import { AuthoringTask } from './entities/authoring-task.entity';
 import { WebSearchEvidence } from './entities/web-search-evidence.entity';
-import { ReservationRow, WebSearchQueries } from './web-search.queries';
+import { ReservationRow, ResearchEvidenceQueries } from './research-evidence.queries';
 import {
   checkToolOutput,
   MAX_CALLS_PER_TASK,
   MAX_RESULTS_PER_CALL,
   sanitiseQuery,
   WEB_SEARCH_FEATURE,
-} from './web-search-rules';
+} from './web-research-rules';
 
 /** What a reuse or replay answers and logs from stored evidence. */
 type StoredEvidence = Pick<WebSearchEvidence, 'id' | 'taskId' | 'query' | 'results' | 'toolName'>;
 
-export type WebSearchOutcome =
+export type WebResearchOutcome =
   { kind: 'consent'; body: ConsentRequiredResponse } | { kind: 'results'; body: WebSearchResponse };
 
 /**
- * The pipeline-authoring web-search facade (`pipeline_authoring_web_search`):
- * delegated tasks refused, consent before the first search, evidence reused
- * for repeated queries, at most 6 successful distinct live calls per task
- * and 8 results per call, every call and reuse in the AI log.
+ * The pipeline-authoring web-research facade
+ * (`pipeline_authoring_web_search`): delegated tasks refused, consent before
+ * the first search (ResearchConsentsService), evidence reused for repeated
+ * queries and the quota held by evidence reservations
+ * (ResearchEvidenceQueries), at most 6 successful distinct live calls per
+ * task and 8 results per call, every call and reuse in the AI log. The
+ * binding's readiness and the call are tool-providers' (WebSearchReadiness-
+ * and WebSearchCallService).
  */
 @Injectable()
-export class WebSearchService {
+export class WebResearchService {
   constructor(
     @InjectRepository(WebSearchEvidence) private readonly evidence: Repository<WebSearchEvidence>,
     private readonly tasks: AuthoringTasksService,
-    private readonly consents: ConsentsService,
-    private readonly capability: WebSearchCapabilityService,
+    private readonly consents: ResearchConsentsService,
+    private readonly readiness: WebSearchReadinessService,
+    private readonly caller: WebSearchCallService,
     private readonly ai: AiGatewayService,
     private readonly tx: TransactionRunner,
-    private readonly queries: WebSearchQueries,
+    private readonly queries: ResearchEvidenceQueries,
   ) {}
 
   async search(
@@ -66,7 +72,7 @@ export class WebSearchService {
     access: SpaceAccess,
     taskId: string,
     dto: WebSearchDto,
-  ): Promise<WebSearchOutcome> {
+  ): Promise<WebResearchOutcome> {
     const sanitised = sanitiseQuery(dto.query);
     const maxResults = dto.max_results ?? MAX_RESULTS_PER_CALL;
     const row = await this.queries.search({
@@ -87,7 +93,7 @@ export class WebSearchService {
     let ready: ReadyWebSearch;
     try {
       // Without a grant nothing may be contacted (docs/decisions.md#web-search-consent): no health probe, no process.
-      ready = await this.capability.requireReadyFrom(row, { probe: row.grant_id !== null });
+      ready = await this.readiness.requireReadyFrom(row, { probe: row.grant_id !== null });
     } catch (error) {
       // Not ready: whatever the statement reserved goes back before the refusal.
       if (row.reserved_id) await this.release(row.reserved_id);
@@ -250,7 +256,7 @@ export class WebSearchService {
       });
     let output: unknown;
     try {
-      output = await this.capability.call(ready, { query, max_results: maxResults });
+      output = await this.caller.call(ready, { query, max_results: maxResults });
     } catch (error) {
       await Promise.all([
         this.release(reservationId),
@@ -273,7 +279,7 @@ export class WebSearchService {
         redactions: check.redactions,
       }),
     ]);
-    // Results are answered only once they are stored as evidence (see WebSearchQueries' SEARCH_SQL on a lost reservation).
+    // Results are answered only once they are stored as evidence (see ResearchEvidenceQueries' SEARCH_SQL on a lost reservation).
     if (done.completed !== 1)
       throw new Error(`The reservation ${reservationId} was gone when its results came.`);
     return {
