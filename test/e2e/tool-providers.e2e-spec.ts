@@ -1199,7 +1199,7 @@ describe('External tool providers over MCP (real stdio servers, real PostgreSQL)
       const scope = scopeFor(editor.id, target.id, binding.binding_id, provider.id);
       const consentId = randomUUID();
       expect(await grants.findActive(scope)).toBeNull();
-      await grants.grant(scope, consentId, new Date(Date.now() + 60_000), t.app.get(DataSource).manager);
+      await grants.grant(t.app.get(DataSource).manager, scope, consentId, new Date(Date.now() + 60_000));
       expect(await grants.findActive(scope)).toEqual({
         id: expect.any(String),
         consentId,
@@ -1208,14 +1208,14 @@ describe('External tool providers over MCP (real stdio servers, real PostgreSQL)
       expect(await grants.findActive({ ...scope, definitionId: randomUUID() })).toBeNull();
       expect(await grants.findActive({ ...scope, userId: viewer.id })).toBeNull();
       const expired = { ...scope, rootTaskId: randomUUID() };
-      await grants.grant(expired, randomUUID(), new Date(Date.now() - 1000), t.app.get(DataSource).manager);
+      await grants.grant(t.app.get(DataSource).manager, expired, randomUUID(), new Date(Date.now() - 1000));
       expect(await grants.findActive(expired)).toBeNull();
       const withDefinition = { ...scope, rootTaskId: randomUUID(), definitionId: randomUUID() };
       await grants.grant(
+        t.app.get(DataSource).manager,
         withDefinition,
         randomUUID(),
         new Date(Date.now() + 60_000),
-        t.app.get(DataSource).manager,
       );
       expect(await grants.findActive(withDefinition)).not.toBeNull();
     });
@@ -1225,7 +1225,7 @@ describe('External tool providers over MCP (real stdio servers, real PostgreSQL)
       const target = await createSpace(t.http, editor);
       const first = await boundWebSearch(target);
       const scope = scopeFor(editor.id, target.id, first.binding.binding_id, first.provider.id);
-      await grants.grant(scope, randomUUID(), new Date(Date.now() + 60_000), t.app.get(DataSource).manager);
+      await grants.grant(t.app.get(DataSource).manager, scope, randomUUID(), new Date(Date.now() + 60_000));
 
       // Binding the same tool again keeps the binding and its grants.
       const again = await as(editor).put(`/spaces/${target.slug}/ai/tool-capabilities/web_search`, {
@@ -1241,10 +1241,10 @@ describe('External tool providers over MCP (real stdio servers, real PostgreSQL)
 
       const secondScope = scopeFor(editor.id, target.id, second.binding.binding_id, second.provider.id);
       await grants.grant(
+        t.app.get(DataSource).manager,
         secondScope,
         randomUUID(),
         new Date(Date.now() + 60_000),
-        t.app.get(DataSource).manager,
       );
       expect((await as(editor).delete(`/spaces/${target.slug}/ai/tool-capabilities/web_search`)).status).toBe(
         204,
@@ -1258,7 +1258,7 @@ describe('External tool providers over MCP (real stdio servers, real PostgreSQL)
       const target = await createSpace(t.http, editor);
       const { provider, binding } = await boundWebSearch(target);
       const scope = scopeFor(editor.id, target.id, binding.binding_id, provider.id);
-      await grants.grant(scope, randomUUID(), new Date(Date.now() + 60_000), t.app.get(DataSource).manager);
+      await grants.grant(t.app.get(DataSource).manager, scope, randomUUID(), new Date(Date.now() + 60_000));
       expect((await admin().delete(`/admin/ai/tool-providers/${provider.id}`)).status).toBe(204);
       expect(await grants.findActive(scope)).toBeNull();
       expect(await revokedAt(scope)).not.toBeNull();
@@ -1278,7 +1278,7 @@ describe('External tool providers over MCP (real stdio servers, real PostgreSQL)
       const target = await createSpace(t.http, editor);
       const { provider, binding } = await boundWebSearch(target);
       const scope = scopeFor(editor.id, target.id, binding.binding_id, provider.id);
-      await grants.grant(scope, randomUUID(), new Date(Date.now() + 60_000), t.app.get(DataSource).manager);
+      await grants.grant(t.app.get(DataSource).manager, scope, randomUUID(), new Date(Date.now() + 60_000));
       await admin().patch(`/admin/ai/tool-providers/${provider.id}`, { env: { MCP_TEST_TOOLSET: 'bare' } });
       expect((await discover(provider.id)).body).toEqual({
         tools_added: 0,

@@ -84,7 +84,7 @@ export abstract class SpaceAccessPort {
   abstract requireFeature(space: SpaceRef, feature: string): void;
 
   /** Which of these users are members of the space. */
-  abstract membersAmong(spaceId: string, userIds: string[], em: EntityManager): Promise<Set<string>>;
+  abstract membersAmong(em: EntityManager, spaceId: string, userIds: string[]): Promise<Set<string>>;
 }
 
 /**

@@ -70,6 +70,7 @@ export class ResearchConsentsService {
       consent.status = 'approved';
       consent.expiresAt = new Date(now + CONSENT_LIFETIME_MS);
       await this.grants.grant(
+        em,
         {
           userId: consent.userId,
           spaceId: consent.spaceId,
@@ -80,7 +81,6 @@ export class ResearchConsentsService {
         },
         consent.id,
         consent.expiresAt,
-        em,
       );
     });
   }

@@ -296,7 +296,7 @@ export class ProductsService {
     errors: FieldError[],
   ): Promise<void> {
     if (!userIds?.length) return;
-    const members = await this.access.membersAmong(spaceId, userIds, em);
+    const members = await this.access.membersAmong(em, spaceId, userIds);
     const strangers = userIds.filter((id) => !members.has(id));
     if (strangers.length) {
       errors.push({

@@ -114,7 +114,7 @@ export class RisksService {
     return this.tx.run(async (em) => {
       const risk = await this.lock(em, spaceId, riskId);
       if (dto.owner_id) {
-        const members = await this.access.membersAmong(spaceId, [dto.owner_id], em);
+        const members = await this.access.membersAmong(em, spaceId, [dto.owner_id]);
         if (!members.has(dto.owner_id)) {
           throw ValidationFailed.field('owner_id', 'owner_id must name a member of the space.');
         }

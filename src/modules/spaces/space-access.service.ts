@@ -65,7 +65,7 @@ export class SpaceAccessService extends SpaceAccessPort {
     if (space.features[feature] === false) throw new FeatureDisabled(feature);
   }
 
-  async membersAmong(spaceId: string, userIds: string[], em: EntityManager): Promise<Set<string>> {
+  async membersAmong(em: EntityManager, spaceId: string, userIds: string[]): Promise<Set<string>> {
     if (!userIds.length) return new Set();
     return new Set(await this.queries.memberIdsAmong(em, spaceId, userIds));
   }

@@ -186,9 +186,9 @@ export class TicketsService {
       // Mentions reach members of the ticket's space only; anyone else is left alone.
       const mentioned = await this.users.findByEmails(em, mentionedEmails(dto.body));
       const members = await this.access.membersAmong(
+        em,
         ticket.spaceId,
         mentioned.map((u) => u.id),
-        em,
       );
       const mentionedIds = mentioned.filter((u) => members.has(u.id)).map((u) => u.id);
       const repo = em.getRepository(TicketComment);
@@ -324,7 +324,7 @@ export class TicketsService {
     errors: FieldError[],
   ): Promise<void> {
     if (!assigneeId) return;
-    const members = await this.access.membersAmong(spaceId, [assigneeId], em);
+    const members = await this.access.membersAmong(em, spaceId, [assigneeId]);
     if (!members.has(assigneeId)) {
       errors.push({ field: 'assignee_id', message: 'assignee_id must name a member of the space.' });
     }

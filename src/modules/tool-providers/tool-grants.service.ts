@@ -32,7 +32,7 @@ export class ToolGrantsService {
     private readonly queries: ToolProvidersQueries,
   ) {}
 
-  async grant(scope: GrantScope, consentId: string, expiresAt: Date, em: EntityManager): Promise<void> {
+  async grant(em: EntityManager, scope: GrantScope, consentId: string, expiresAt: Date): Promise<void> {
     await em.getRepository(ToolGrant).insert({ ...scope, consentId, expiresAt });
   }
 
