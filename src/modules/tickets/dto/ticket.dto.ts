@@ -1,6 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { PageQuery } from '../../../common/http/page.dto';
 import { EnumField, StringField, TextField, UuidField } from '../../../common/validation/field.decorators';
+import { UpdateType } from '../../../common/validation/update-type';
 import { PersonRef } from '../../catalog/dto/product-responses.dto';
 import { TICKET_PRIORITIES, TICKET_STATUSES } from '../entities/ticket.entity';
 
@@ -24,14 +25,11 @@ export class CreateTicketDto {
   product_id?: string | null;
 }
 
-/** Every field optional; only those given change. */
-export class UpdateTicketDto {
-  @TextField({ optional: true, max: 300 })
-  title?: string;
-
-  @StringField({ optional: true, nullable: true, max: 20_000 })
-  description?: string | null;
-
+/**
+ * Every field optional; only those given change. `priority` is declared here since create documents a
+ * default that must not apply on update, and the links since null clears them on update.
+ */
+export class UpdateTicketDto extends UpdateType(CreateTicketDto, ['title', 'description'] as const) {
   @EnumField(TICKET_STATUSES, { optional: true, enumName: 'TicketStatus' })
   status?: string;
 
