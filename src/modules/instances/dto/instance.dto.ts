@@ -30,6 +30,7 @@ export class CreateInstanceDto {
   database_url: string;
 }
 
+/** Declared apart from create: the update documents what `default` keeps, and drops the examples. */
 export class UpdateInstanceDto {
   @StringField({
     optional: true,

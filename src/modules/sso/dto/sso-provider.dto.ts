@@ -10,6 +10,7 @@ import {
   TextField,
   UuidField,
 } from '../../../common/validation/field.decorators';
+import { UpdateType } from '../../../common/validation/update-type';
 import { OUTBOUND_POLICY_NOTE } from '../../../platform/outbound-http/outbound-url-policy';
 import { DEFAULT_NAME_ID_FORMAT, SAML_NAME_ID_FORMATS } from '../saml-clients.registry';
 
@@ -204,10 +205,11 @@ export class CreateSsoProviderDto {
   saml?: SamlSettingsDto;
 }
 
-export class UpdateSsoProviderDto {
-  @TextField({ optional: true, max: 200 })
-  name?: string;
-
+/**
+ * Only the fields given change; the protocol never does. The others are declared here: create documents
+ * their defaults, and the settings are updated field by field.
+ */
+export class UpdateSsoProviderDto extends UpdateType(CreateSsoProviderDto, ['name'] as const) {
   @BooleanField({ optional: true })
   is_enabled?: boolean;
 
