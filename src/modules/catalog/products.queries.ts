@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import type { GovernanceRole } from './entities/product-role.entity';
-import { PersonRef, ProductResponse } from './dto/product-responses.dto';
+import { PersonRef } from '../../common/http/person-ref.dto';
+import { ProductResponse } from './dto/product-responses.dto';
 
 /** Filters of the product list; each one given narrows it (AND). */
 export interface ProductFilters {

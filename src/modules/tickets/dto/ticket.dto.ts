@@ -2,7 +2,7 @@ import { ApiProperty } from '@nestjs/swagger';
 import { PageQuery } from '../../../common/http/page.dto';
 import { EnumField, StringField, TextField, UuidField } from '../../../common/validation/field.decorators';
 import { UpdateType } from '../../../common/validation/update-type';
-import { PersonRef } from '../../catalog/dto/product-responses.dto';
+import { PersonRef } from '../../../common/http/person-ref.dto';
 import { TICKET_PRIORITIES, TICKET_STATUSES } from '../entities/ticket.entity';
 
 export class CreateTicketDto {
