@@ -1,4 +1,4 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty, PickType } from '@nestjs/swagger';
 import { PageQuery } from '../../../common/http/page.dto';
 import { EnumField, StringField, TextField, UuidField } from '../../../common/validation/field.decorators';
 import { UpdateType } from '../../../common/validation/update-type';
@@ -136,20 +136,13 @@ export class TicketCommentResponse {
   created_at: string;
 }
 
-/** A ticket as shown on an incident. */
-export class LinkedTicketResponse {
-  @ApiProperty({ format: 'uuid' })
-  id: string;
-
-  @ApiProperty()
-  title: string;
-
-  @ApiProperty({ enum: TICKET_STATUSES, enumName: 'TicketStatus' })
-  status: string;
-
-  @ApiProperty({ enum: TICKET_PRIORITIES, enumName: 'TicketPriority' })
-  priority: string;
-
+/** A ticket as shown on an incident: the ticket's own fields, its assignee by id, and when it was linked. */
+export class LinkedTicketResponse extends PickType(TicketResponse, [
+  'id',
+  'title',
+  'status',
+  'priority',
+] as const) {
   @ApiProperty({ type: String, format: 'uuid', nullable: true })
   assignee_id: string | null;
 
