@@ -66,12 +66,13 @@ export class OidcSettingsDto {
   scopes?: string[];
 }
 
-export class UpdateOidcSettingsDto {
+/**
+ * Only the fields given change. `issuer`, `client_secret` and `scopes` are declared here: create documents
+ * discovery, how the secret is sent and the default scopes; update what a change does.
+ */
+export class UpdateOidcSettingsDto extends UpdateType(OidcSettingsDto, ['client_id'] as const) {
   @StringField({ optional: true, min: 1, max: 2000, description: OUTBOUND_POLICY_NOTE })
   issuer?: string;
-
-  @TextField({ optional: true, max: 500 })
-  client_id?: string;
 
   @StringField({
     optional: true,
