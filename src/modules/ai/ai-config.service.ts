@@ -214,7 +214,11 @@ export class AiConfigService {
         resourceType: 'ai_config',
         resourceId: row.id,
         // Which fields changed, never the key itself.
-        details: { fields: Object.keys(dto).sort() },
+        details: {
+          fields: Object.keys(dto)
+            .filter((key) => dto[key as keyof UpdateAiConfigDto] !== undefined)
+            .sort(),
+        },
       });
     });
     return this.get();

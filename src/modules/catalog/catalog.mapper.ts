@@ -1,6 +1,6 @@
 import type { User } from '../users/entities/user.entity';
 import { AccessRequestResponse } from './dto/access-request.dto';
-import { PersonRef } from './dto/product-responses.dto';
+import { PersonRef } from '../../common/http/person-ref.dto';
 import type { AccessRequest } from './entities/access-request.entity';
 
 export function personRef(user: Pick<User, 'id' | 'fullName'>): PersonRef {

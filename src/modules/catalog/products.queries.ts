@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import type { GovernanceRole } from './entities/product-role.entity';
-import { PersonRef, ProductResponse } from './dto/product-responses.dto';
+import { PersonRef } from '../../common/http/person-ref.dto';
+import { ProductResponse } from './dto/product-responses.dto';
 
 /** Filters of the product list; each one given narrows it (AND). */
 export interface ProductFilters {
@@ -17,23 +18,13 @@ export interface ProductFilters {
  * The product read model's row: one product as the catalog's statements answer it (snake_case wire
  * names, metadata value names joined). The one declaration of it: the reads below, the governance
  * read model (product-read-model.queries.ts, a subset of its columns) and the mapper use this type.
+ * Its columns are the API's product fields, timestamps still Dates and the people not yet split.
  */
-export interface ProductRow {
-  id: string;
-  space_id: string;
-  name: string;
-  description: string | null;
-  product_type: string;
-  domain: string | null;
-  tags: string[];
-  criticality: string | null;
-  sensitivity: string | null;
-  maintenance_status: string | null;
-  sla_freshness_minutes: number | null;
-  attributes: Record<string, unknown>;
-  logging_event_types: string[];
+export interface ProductRow extends Omit<
+  ProductResponse,
+  'owners' | 'stewards' | 'logging_last_reviewed' | 'created_at' | 'updated_at'
+> {
   logging_last_reviewed: Date | null;
-  logging_notes: string | null;
   created_at: Date;
   updated_at: Date;
   /** Owners and stewards with their names, aggregated per product. */

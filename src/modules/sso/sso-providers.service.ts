@@ -23,7 +23,7 @@ import { SsoUrls } from './sso-urls.service';
 const storedNameIdFormat = (format: string | null | undefined) =>
   !format || format === DEFAULT_NAME_ID_FORMAT ? null : format;
 
-// A DTO instance declares every field; the ones the request left out are undefined.
+// The fields the request left out are undefined (or absent, for those a DTO derives).
 const givenFields = (dto: object) =>
   Object.entries(dto)
     .filter(([, value]) => value !== undefined)

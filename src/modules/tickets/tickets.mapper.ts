@@ -1,4 +1,4 @@
-import type { PersonRef } from '../catalog/dto/product-responses.dto';
+import type { PersonRef } from '../../common/http/person-ref.dto';
 import type { User } from '../users/entities/user.entity';
 import type { TicketCommentResponse, TicketResponse } from './dto/ticket.dto';
 import type { TicketComment } from './entities/ticket-comment.entity';

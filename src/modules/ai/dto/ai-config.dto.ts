@@ -6,6 +6,7 @@ import {
   NumberField,
   StringField,
 } from '../../../common/validation/field.decorators';
+import { UpdateType } from '../../../common/validation/update-type';
 import { AI_PROVIDERS } from '../entities/ai-config.entity';
 import { OUTBOUND_POLICY_NOTE } from '../../../platform/outbound-http/outbound-url-policy';
 
@@ -37,24 +38,21 @@ export class CreateAiConfigDto {
   is_enabled?: boolean;
 }
 
-export class UpdateAiConfigDto {
-  @EnumField(AI_PROVIDERS, { enumName: 'AiProvider', optional: true })
-  provider?: (typeof AI_PROVIDERS)[number];
-
+/**
+ * Only the fields given change. Declared here: `model_name` (on create it is required and documented),
+ * `api_key` (null removes it) and `is_enabled` (create documents a default that must not apply on update).
+ */
+export class UpdateAiConfigDto extends UpdateType(CreateAiConfigDto, [
+  'provider',
+  'api_base_url',
+  'temperature',
+  'max_tokens',
+] as const) {
   @StringField({ optional: true, min: 1, max: 200 })
   model_name?: string;
 
   @StringField({ optional: true, nullable: true, min: 1, max: 1000, description: `${KEY} null removes it.` })
   api_key?: string | null;
-
-  @StringField({ optional: true, nullable: true, max: 2000, description: BASE })
-  api_base_url?: string | null;
-
-  @NumberField({ optional: true, nullable: true, min: 0, max: 2 })
-  temperature?: number | null;
-
-  @IntField({ optional: true, nullable: true, min: 1, max: 200_000 })
-  max_tokens?: number | null;
 
   @BooleanField({ optional: true })
   is_enabled?: boolean;

@@ -30,6 +30,7 @@ export class CreateApiKeyDto {
   expires_at?: Date | null;
 }
 
+/** Declared apart from create, which documents a label example and the default tier. */
 export class UpdateApiKeyDto {
   @TextField({ optional: true, max: 100 })
   name?: string;

@@ -1,6 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { StringField, UuidField } from '../../../common/validation/field.decorators';
-import { PersonRef } from '../../catalog/dto/product-responses.dto';
+import { PersonRef } from '../../../common/http/person-ref.dto';
 import { SlugParams } from '../../../common/http/slug-params.dto';
 
 export class AttachmentResponse {

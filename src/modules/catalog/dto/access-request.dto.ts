@@ -8,7 +8,7 @@ import { DateTimeField, EnumField, TextField, UuidField } from '../../../common/
 
 import { ACCESS_LEVELS } from '../entities/access-request.entity';
 
-import { PersonRef } from './product-responses.dto';
+import { PersonRef } from '../../../common/http/person-ref.dto';
 
 export const ACCESS_REQUEST_STATUSES = ['pending', 'approved', 'rejected', 'expired'] as const;
 

@@ -1,8 +1,9 @@
 import { SlugParams } from '../../../common/http/slug-params.dto';
 
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty, PickType } from '@nestjs/swagger';
 
 import { EnumField, QueryIntField, UuidField } from '../../../common/validation/field.decorators';
+import { ProductResponse } from './product-responses.dto';
 
 export const LINEAGE_DIRECTIONS = ['upstream', 'downstream', 'both'] as const;
 export type LineageDirection = (typeof LINEAGE_DIRECTIONS)[number];
@@ -47,13 +48,8 @@ export class LineageEdgeCreatedResponse extends LineageEdgeResponse {
   created_at: string;
 }
 
-export class LineageNode {
-  @ApiProperty({ format: 'uuid' })
-  id: string;
-
-  @ApiProperty()
-  name: string;
-
+/** A product of the graph: its id and name as the product answers them, and its distance. */
+export class LineageNode extends PickType(ProductResponse, ['id', 'name'] as const) {
   @ApiProperty({
     type: 'integer',
     description:

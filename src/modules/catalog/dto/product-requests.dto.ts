@@ -15,6 +15,7 @@ import {
   UuidArrayField,
   UuidField,
 } from '../../../common/validation/field.decorators';
+import { UpdateType } from '../../../common/validation/update-type';
 
 import { PRODUCT_TYPES } from '../entities/product.entity';
 
@@ -127,13 +128,14 @@ export class CreateProductDto {
   logging_notes?: string | null;
 }
 
-/** Every field optional; only those given change. `owner_ids`/`steward_ids` replace the whole set. */
-export class UpdateProductDto {
+/**
+ * Every field optional; only those given change. `owner_ids`/`steward_ids` replace the whole set. Only
+ * `description` is create's as is: create documents the others for a new product (examples, the default
+ * type, the uniqueness rule), update what a change does.
+ */
+export class UpdateProductDto extends UpdateType(CreateProductDto, ['description'] as const) {
   @TextField({ optional: true, max: 200 })
   name?: string;
-
-  @StringField({ optional: true, nullable: true, max: 20_000 })
-  description?: string | null;
 
   @EnumField(PRODUCT_TYPES, { optional: true, enumName: 'ProductType' })
   product_type?: string;

@@ -1,13 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
+import { PersonRef } from '../../../common/http/person-ref.dto';
 import { PRODUCT_TYPES } from '../entities/product.entity';
-
-export class PersonRef {
-  @ApiProperty({ format: 'uuid' })
-  id: string;
-
-  @ApiProperty()
-  full_name: string;
-}
 
 export class ProductResponse {
   @ApiProperty({ format: 'uuid' })

@@ -1,5 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { BooleanField, EnumField, IntField, StringField } from '../../../common/validation/field.decorators';
+import { UpdateType } from '../../../common/validation/update-type';
 import { EMBEDDING_PROVIDERS, EMBEDDING_STATUSES } from '../entities/embedding-config.entity';
 import { REINDEX_STATES } from '../entities/embedding-reindex-run.entity';
 import { OUTBOUND_POLICY_NOTE } from '../../../platform/outbound-http/outbound-url-policy';
@@ -59,21 +60,18 @@ export class CreateEmbeddingConfigDto {
   index_version?: string;
 }
 
-export class UpdateEmbeddingConfigDto {
-  @EnumField(EMBEDDING_PROVIDERS, { optional: true, enumName: 'EmbeddingProvider', description: PROVIDERS })
-  provider?: (typeof EMBEDDING_PROVIDERS)[number];
-
-  @StringField({ optional: true, min: 1, max: 200, description: MODEL })
-  model_name?: string;
-
-  @IntField({ optional: true, min: 8, max: 2000, description: DIMENSIONS })
-  dimensions?: number;
-
+/**
+ * Only the fields given change. Declared here: `api_key` (null removes it), `is_enabled` (what turning it
+ * back on needs) and `index_version` (create documents a default that must not apply on update).
+ */
+export class UpdateEmbeddingConfigDto extends UpdateType(CreateEmbeddingConfigDto, [
+  'provider',
+  'model_name',
+  'dimensions',
+  'api_base_url',
+] as const) {
   @StringField({ optional: true, nullable: true, min: 1, max: 1000, description: `${KEY} null removes it.` })
   api_key?: string | null;
-
-  @StringField({ optional: true, nullable: true, max: 2000, description: BASE })
-  api_base_url?: string | null;
 
   @BooleanField({
     optional: true,

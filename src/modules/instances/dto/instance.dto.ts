@@ -1,4 +1,4 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty, PickType } from '@nestjs/swagger';
 import { PageQuery } from '../../../common/http/page.dto';
 import {
   QueryBooleanField,
@@ -30,6 +30,7 @@ export class CreateInstanceDto {
   database_url: string;
 }
 
+/** Declared apart from create: the update documents what `default` keeps, and drops the examples. */
 export class UpdateInstanceDto {
   @StringField({
     optional: true,
@@ -115,16 +116,7 @@ export class InstanceResponse {
 }
 
 /** An instance the caller may reach, as `GET /auth/instances` lists it. */
-export class AvailableInstanceResponse {
-  @ApiProperty({ format: 'uuid' })
-  id: string;
-
-  @ApiProperty({ example: 'emea' })
-  slug: string;
-
-  @ApiProperty({ example: 'EMEA business unit' })
-  name: string;
-
+export class AvailableInstanceResponse extends PickType(InstanceResponse, ['id', 'slug', 'name'] as const) {
   @ApiProperty({ enum: INSTANCE_STATUSES, enumName: 'InstanceStatus' })
   status: InstanceStatus;
 

@@ -69,6 +69,7 @@ export class CreateStatusDto {
   sort_order?: number;
 }
 
+/** Declared apart from create, which documents the rules of a first value (slug derivation, defaults). */
 export class UpdateStatusDto {
   @TextField({ optional: true, max: 100 })
   name?: string;

@@ -9,6 +9,7 @@ import {
   TextField,
   UuidField,
 } from '../../../common/validation/field.decorators';
+import { UpdateType } from '../../../common/validation/update-type';
 import { EVALUATION_STATUSES } from '../entities/policy-evaluation.entity';
 import { POLICY_SEVERITIES, POLICY_TYPES } from '../entities/policy.entity';
 
@@ -50,21 +51,21 @@ export class CreatePolicyDto {
   is_enabled?: boolean;
 }
 
-export class UpdatePolicyDto {
+/**
+ * Only the fields given change. `name` and `rule_expression` are declared here: on create they are required
+ * and documented with the uniqueness rule and an example; `is_enabled` documents a default that must not
+ * apply on update.
+ */
+export class UpdatePolicyDto extends UpdateType(CreatePolicyDto, [
+  'description',
+  'policy_type',
+  'severity',
+] as const) {
   @TextField({ optional: true, max: 200 })
   name?: string;
 
-  @StringField({ optional: true, nullable: true, max: 10_000 })
-  description?: string | null;
-
-  @EnumField(POLICY_TYPES, { optional: true, enumName: 'PolicyType' })
-  policy_type?: string;
-
   @TextField({ optional: true, max: 5_000, description: RULE_DOC })
   rule_expression?: string;
-
-  @EnumField(POLICY_SEVERITIES, { optional: true, enumName: 'PolicySeverity' })
-  severity?: string;
 
   @BooleanField({ optional: true })
   is_enabled?: boolean;

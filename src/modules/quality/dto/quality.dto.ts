@@ -10,6 +10,7 @@ import {
   TextField,
   UuidField,
 } from '../../../common/validation/field.decorators';
+import { UpdateType } from '../../../common/validation/update-type';
 import { LinkedTicketResponse } from '../../tickets/dto/ticket.dto';
 import { ALERT_STATUSES, ALERT_TYPES } from '../entities/alert.entity';
 import { CHECK_TYPES, RUN_STATUSES, SEVERITIES } from '../entities/check.entity';
@@ -73,13 +74,11 @@ export class CreateCheckDto {
   is_enabled?: boolean;
 }
 
-export class UpdateCheckDto {
-  @TextField({ optional: true, max: 200 })
-  name?: string;
-
-  @StringField({ optional: true, nullable: true, max: 5_000 })
-  description?: string | null;
-
+/**
+ * Only the fields given change; the product and the check type never do. The others are declared here:
+ * on create they document what is asked for the first time (and `is_enabled` a default).
+ */
+export class UpdateCheckDto extends UpdateType(CreateCheckDto, ['name', 'description'] as const) {
   @EnumField(SEVERITIES, { optional: true, enumName: 'Severity' })
   severity?: string;
 

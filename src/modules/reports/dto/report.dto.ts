@@ -9,6 +9,7 @@ import {
   TextField,
   UuidField,
 } from '../../../common/validation/field.decorators';
+import { UpdateType } from '../../../common/validation/update-type';
 import { REPORT_FREQUENCIES, REPORT_TYPES } from '../report-schedule';
 
 const RECIPIENTS_DOC = 'Email addresses, 1 to 50 (each must be a valid address: 422).';
@@ -43,21 +44,20 @@ export class CreateReportDto {
   is_enabled?: boolean;
 }
 
-export class UpdateReportDto {
-  @TextField({ optional: true, max: 200 })
-  name?: string;
-
-  @EnumField(REPORT_TYPES, { optional: true, enumName: 'ReportType' })
-  report_type?: string;
-
+/**
+ * Only the fields given change. `frequency` is declared here: on create it is required and documented with
+ * the sending times; `timezone` and `is_enabled` document defaults that must not apply on update.
+ */
+export class UpdateReportDto extends UpdateType(CreateReportDto, [
+  'name',
+  'report_type',
+  'recipients',
+] as const) {
   @EnumField(REPORT_FREQUENCIES, { optional: true, enumName: 'ReportFrequency' })
   frequency?: string;
 
   @StringField({ optional: true, max: 64, description: TIMEZONE_DOC })
   timezone?: string;
-
-  @EmailArrayField({ optional: true, minItems: 1, maxItems: 50, description: RECIPIENTS_DOC })
-  recipients?: string[];
 
   @BooleanField({ optional: true })
   is_enabled?: boolean;

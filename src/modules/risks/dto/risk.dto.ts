@@ -10,6 +10,7 @@ import {
   UuidArrayField,
   UuidField,
 } from '../../../common/validation/field.decorators';
+import { UpdateType } from '../../../common/validation/update-type';
 import { IMPACTS, LIKELIHOODS, RISK_CATEGORIES, RISK_STATUSES, RISK_TIERS } from '../risk-scoring';
 
 export class RiskPathParams extends SlugParams {
@@ -45,25 +46,21 @@ export class CreateRiskDto {
   mitigation_plan?: string | null;
 }
 
-/** Any subset of the create fields plus `status`, `owner_id` and `review_date`. */
-export class UpdateRiskDto {
-  @TextField({ optional: true, max: 300 })
-  title?: string;
-
-  @StringField({ optional: true, nullable: true, max: 20_000 })
-  description?: string | null;
-
-  @EnumField(RISK_CATEGORIES, { optional: true, enumName: 'RiskCategory' })
-  category?: string;
-
+/**
+ * Any subset of the create fields plus `status`, `owner_id` and `review_date`. `likelihood` and `impact` are
+ * declared here: on create they are required and documented with their level scales.
+ */
+export class UpdateRiskDto extends UpdateType(CreateRiskDto, [
+  'title',
+  'description',
+  'category',
+  'mitigation_plan',
+] as const) {
   @EnumField(LIKELIHOODS, { optional: true, enumName: 'RiskLikelihood' })
   likelihood?: string;
 
   @EnumField(IMPACTS, { optional: true, enumName: 'RiskImpact' })
   impact?: string;
-
-  @StringField({ optional: true, nullable: true, max: 20_000 })
-  mitigation_plan?: string | null;
 
   @EnumField(RISK_STATUSES, {
     optional: true,

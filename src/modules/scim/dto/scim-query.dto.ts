@@ -1,3 +1,4 @@
+import { PickType } from '@nestjs/swagger';
 import { StringField } from '../../../common/validation/field.decorators';
 
 export class ScimListQuery {
@@ -37,17 +38,8 @@ export class ScimListQuery {
   excludedAttributes?: string;
 }
 
-export class ScimGetQuery {
-  @StringField({ optional: true, max: 1000, description: 'Accepted; every attribute is returned.' })
-  attributes?: string;
-
-  @StringField({
-    optional: true,
-    max: 1000,
-    description: '`members` leaves group members out; otherwise ignored.',
-  })
-  excludedAttributes?: string;
-}
+/** A single resource takes the list's attribute selection only. */
+export class ScimGetQuery extends PickType(ScimListQuery, ['attributes', 'excludedAttributes'] as const) {}
 
 /** SCIM ids are free text on the wire: a malformed one is simply not found (404), as SCIM expects. */
 export class ScimIdParams {

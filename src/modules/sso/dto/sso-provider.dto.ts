@@ -10,6 +10,7 @@ import {
   TextField,
   UuidField,
 } from '../../../common/validation/field.decorators';
+import { UpdateType } from '../../../common/validation/update-type';
 import { OUTBOUND_POLICY_NOTE } from '../../../platform/outbound-http/outbound-url-policy';
 import { DEFAULT_NAME_ID_FORMAT, SAML_NAME_ID_FORMATS } from '../saml-clients.registry';
 
@@ -65,12 +66,13 @@ export class OidcSettingsDto {
   scopes?: string[];
 }
 
-export class UpdateOidcSettingsDto {
+/**
+ * Only the fields given change. `issuer`, `client_secret` and `scopes` are declared here: create documents
+ * discovery, how the secret is sent and the default scopes; update what a change does.
+ */
+export class UpdateOidcSettingsDto extends UpdateType(OidcSettingsDto, ['client_id'] as const) {
   @StringField({ optional: true, min: 1, max: 2000, description: OUTBOUND_POLICY_NOTE })
   issuer?: string;
-
-  @TextField({ optional: true, max: 500 })
-  client_id?: string;
 
   @StringField({
     optional: true,
@@ -204,10 +206,11 @@ export class CreateSsoProviderDto {
   saml?: SamlSettingsDto;
 }
 
-export class UpdateSsoProviderDto {
-  @TextField({ optional: true, max: 200 })
-  name?: string;
-
+/**
+ * Only the fields given change; the protocol never does. The others are declared here: create documents
+ * their defaults, and the settings are updated field by field.
+ */
+export class UpdateSsoProviderDto extends UpdateType(CreateSsoProviderDto, ['name'] as const) {
   @BooleanField({ optional: true })
   is_enabled?: boolean;
 

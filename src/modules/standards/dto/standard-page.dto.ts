@@ -2,6 +2,7 @@ import { ApiProperty } from '@nestjs/swagger';
 import { PageOf, PageQuery } from '../../../common/http/page.dto';
 import { SlugParams } from '../../../common/http/slug-params.dto';
 import { EnumField, StringField, TextField, UuidField } from '../../../common/validation/field.decorators';
+import { UpdateType } from '../../../common/validation/update-type';
 import { STANDARD_PAGE_STATUSES } from '../entities/standard-page.entity';
 
 const BODY = 'The page text (Markdown is kept as written), at most 100,000 characters.';
@@ -27,10 +28,8 @@ export class CreateStandardPageDto {
   status?: 'draft' | 'published';
 }
 
-export class UpdateStandardPageDto {
-  @TextField({ optional: true, max: 300 })
-  title?: string;
-
+/** Only the fields given change. `body` and `status` are declared here: create documents their defaults. */
+export class UpdateStandardPageDto extends UpdateType(CreateStandardPageDto, ['title'] as const) {
   @StringField({ optional: true, max: 100_000, description: BODY })
   body?: string;
 

@@ -1,7 +1,8 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty, PickType } from '@nestjs/swagger';
 import { PageQuery } from '../../../common/http/page.dto';
 import { EnumField, StringField, TextField, UuidField } from '../../../common/validation/field.decorators';
-import { PersonRef } from '../../catalog/dto/product-responses.dto';
+import { UpdateType } from '../../../common/validation/update-type';
+import { PersonRef } from '../../../common/http/person-ref.dto';
 import { TICKET_PRIORITIES, TICKET_STATUSES } from '../entities/ticket.entity';
 
 export class CreateTicketDto {
@@ -24,14 +25,11 @@ export class CreateTicketDto {
   product_id?: string | null;
 }
 
-/** Every field optional; only those given change. */
-export class UpdateTicketDto {
-  @TextField({ optional: true, max: 300 })
-  title?: string;
-
-  @StringField({ optional: true, nullable: true, max: 20_000 })
-  description?: string | null;
-
+/**
+ * Every field optional; only those given change. `priority` is declared here since create documents a
+ * default that must not apply on update, and the links since null clears them on update.
+ */
+export class UpdateTicketDto extends UpdateType(CreateTicketDto, ['title', 'description'] as const) {
   @EnumField(TICKET_STATUSES, { optional: true, enumName: 'TicketStatus' })
   status?: string;
 
@@ -138,20 +136,13 @@ export class TicketCommentResponse {
   created_at: string;
 }
 
-/** A ticket as shown on an incident. */
-export class LinkedTicketResponse {
-  @ApiProperty({ format: 'uuid' })
-  id: string;
-
-  @ApiProperty()
-  title: string;
-
-  @ApiProperty({ enum: TICKET_STATUSES, enumName: 'TicketStatus' })
-  status: string;
-
-  @ApiProperty({ enum: TICKET_PRIORITIES, enumName: 'TicketPriority' })
-  priority: string;
-
+/** A ticket as shown on an incident: the ticket's own fields, its assignee by id, and when it was linked. */
+export class LinkedTicketResponse extends PickType(TicketResponse, [
+  'id',
+  'title',
+  'status',
+  'priority',
+] as const) {
   @ApiProperty({ type: String, format: 'uuid', nullable: true })
   assignee_id: string | null;
 

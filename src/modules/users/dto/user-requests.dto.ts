@@ -1,4 +1,4 @@
-import { ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiPropertyOptional, PickType } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import {
   BooleanField,
@@ -33,13 +33,8 @@ export class UpdateMyProfileDto {
   avatar_color?: string;
 }
 
-export class UpdateUserDto {
-  @TextField({ optional: true, max: 100 })
-  first_name?: string;
-
-  @StringField({ optional: true, max: 100 })
-  last_name?: string;
-
+/** The name fields are the profile's; the rest only an administrator changes. */
+export class UpdateUserDto extends PickType(UpdateMyProfileDto, ['first_name', 'last_name'] as const) {
   @BooleanField({ optional: true, description: 'Deactivating revokes every session of the user.' })
   is_active?: boolean;
 

@@ -43,6 +43,7 @@ export class CreateWebhookDto {
   description?: string;
 }
 
+/** Declared apart from create: each field but `description` is documented for the update. */
 export class UpdateWebhookDto {
   @StringField({ optional: true, min: 1, max: 2000, description: OUTBOUND_POLICY_NOTE })
   url?: string;
