@@ -1,3 +1,4 @@
+import { sentFields } from '../../common/validation/sent-fields';
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
@@ -215,9 +216,7 @@ export class AiConfigService {
         resourceId: row.id,
         // Which fields changed, never the key itself.
         details: {
-          fields: Object.keys(dto)
-            .filter((key) => dto[key as keyof UpdateAiConfigDto] !== undefined)
-            .sort(),
+          fields: sentFields(dto),
         },
       });
     });

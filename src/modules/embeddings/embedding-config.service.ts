@@ -1,3 +1,4 @@
+import { sentFields } from '../../common/validation/sent-fields';
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
@@ -177,9 +178,7 @@ export class EmbeddingConfigService implements OnApplicationBootstrap {
         resourceId: current.id,
         // Which fields changed, never the key itself.
         details: {
-          fields: Object.keys(dto)
-            .filter((key) => dto[key as keyof UpdateEmbeddingConfigDto] !== undefined)
-            .sort(),
+          fields: sentFields(dto),
           status: rebuild ? 'pending_reindex' : current.status,
         },
       });

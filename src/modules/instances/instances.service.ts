@@ -1,3 +1,4 @@
+import { sentFields } from '../../common/validation/sent-fields';
 import { Injectable, Logger, OnApplicationBootstrap, OnModuleInit } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, Repository } from 'typeorm';
@@ -141,7 +142,7 @@ export class InstancesService implements OnModuleInit, OnApplicationBootstrap {
         resourceType: 'instance',
         resourceId: id,
         // Which fields changed, never the URL itself.
-        details: { fields: Object.keys(dto) },
+        details: { fields: sentFields(dto) },
       });
       return instance;
     });

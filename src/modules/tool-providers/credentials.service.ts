@@ -1,3 +1,4 @@
+import { sentFields } from '../../common/validation/sent-fields';
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
@@ -88,7 +89,7 @@ export class CredentialsService {
         resourceType: 'credential',
         resourceId: id,
         // Field names only: the secret never reaches the audit log.
-        details: { fields: Object.keys(dto) },
+        details: { fields: sentFields(dto) },
       });
       return toCredentialResponse(await this.require(em, id));
     });

@@ -1,3 +1,4 @@
+import { sentFields } from '../../common/validation/sent-fields';
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
@@ -152,7 +153,7 @@ export class ToolProvidersService {
         action: 'tool_provider.updated',
         resourceType: 'tool_provider',
         resourceId: id,
-        details: { fields: Object.keys(dto) },
+        details: { fields: sentFields(dto) },
       });
       return this.response(em, await this.require(em, id));
     });

@@ -1,3 +1,4 @@
+import { sentFields } from '../../common/validation/sent-fields';
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
@@ -140,7 +141,7 @@ export class WebhooksService {
         resourceType: 'webhook',
         resourceId: id,
         spaceId: space.id,
-        details: { changed: Object.keys(dto) },
+        details: { changed: sentFields(dto) },
       });
       return toWebhookResponse(webhook);
     });
