@@ -38,16 +38,6 @@ class ProviderCommandFields {
   @Allow()
   @ApiProperty({
     type: String,
-    required: false,
-    default: 'mcp_stdio',
-    enum: ['mcp_stdio'],
-    description: 'Only `mcp_stdio` (400 otherwise).',
-  })
-  kind?: unknown;
-
-  @Allow()
-  @ApiProperty({
-    type: String,
     nullable: true,
     required: false,
     description:
@@ -125,11 +115,31 @@ export class CreateToolProviderDto extends ProviderCommandFields {
   @Allow()
   @ApiProperty(commandArgv(true, COMMAND_ARGV_DOC))
   command_argv: unknown;
+
+  @Allow()
+  @ApiProperty({
+    type: String,
+    required: false,
+    default: 'mcp_stdio',
+    enum: ['mcp_stdio'],
+    description: 'Only `mcp_stdio` (400 otherwise).',
+  })
+  kind?: unknown;
 }
 
 export class UpdateToolProviderDto extends ProviderCommandFields {
   @TextField({ optional: true, max: 200 })
   name?: string;
+
+  // Without create's default: an update keeps what it leaves out (docs/decisions.md#update-bodies).
+  @Allow()
+  @ApiProperty({
+    type: String,
+    required: false,
+    enum: ['mcp_stdio'],
+    description: 'Kept when left out. Only `mcp_stdio` (400 otherwise).',
+  })
+  kind?: unknown;
 
   @Allow()
   @ApiProperty(commandArgv(false, `Kept when left out. ${COMMAND_ARGV_DOC}`))
