@@ -34,6 +34,7 @@ import { SpacesModule } from './modules/spaces/spaces.module';
 import { SsoModule } from './modules/sso/sso.module';
 import { StandardsModule } from './modules/standards/standards.module';
 import { LineageRunsModule } from './modules/lineage-runs/lineage-runs.module';
+import { OpenLineageModule } from './modules/openlineage/openlineage.module';
 import { TicketsModule } from './modules/tickets/tickets.module';
 import { ToolProvidersModule } from './modules/tool-providers/tool-providers.module';
 import { UsersModule } from './modules/users/users.module';
@@ -117,6 +118,7 @@ export class AppModule {
         AuthoringModule,
         StandardsModule,
         LineageRunsModule,
+        OpenLineageModule,
         EmbeddingsModule,
         SearchModule,
       ],

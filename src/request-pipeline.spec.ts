@@ -36,6 +36,7 @@ describe('request pipeline', () => {
       'storable-request-target',
       'legacy-path',
       'cookie-parser',
+      'openlineage-json-body',
       'json-body',
       'urlencoded-body',
       'storable-body',
@@ -44,7 +45,7 @@ describe('request pipeline', () => {
     ]);
     // Each stage mounts exactly one handler; the body parsers go through Nest's own (rawBody kept).
     expect(mounted).toEqual([
-      ...Array<string>(7).fill('use'),
+      ...Array<string>(8).fill('use'),
       'body:json',
       'body:urlencoded',
       ...Array<string>(3).fill('use'),

@@ -2,7 +2,7 @@ import type { Provider } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import cookieParser from 'cookie-parser';
-import type { ErrorRequestHandler, RequestHandler } from 'express';
+import { json, type ErrorRequestHandler, type RequestHandler } from 'express';
 import { AuthenticationGuard } from './common/auth/authentication.guard';
 import { RequireAuthGuard } from './common/auth/require-auth.guard';
 import { ProblemDetailsFilter } from './common/errors/problem-details.filter';
@@ -46,6 +46,11 @@ export interface MiddlewareDeps {
   apiKeyInstance: ApiKeyInstanceLookup;
 }
 
+const OPENLINEAGE_PATH = '/api/v1.0/openlineage/';
+const openLineageJson = json({ limit: '10mb' });
+const openLineageBodyParser: RequestHandler = (req, res, next) =>
+  req.path.startsWith(OPENLINEAGE_PATH) ? openLineageJson(req, res, next) : next();
+
 function use(name: string, handler: RequestHandler | ErrorRequestHandler): MiddlewareStage {
   return { name, mount: (app) => app.use(handler) };
 }
@@ -67,6 +72,8 @@ export function requestMiddlewares(deps: MiddlewareDeps): MiddlewareStage[] {
     use('storable-request-target', storableRequestTargetMiddleware),
     use('legacy-path', legacyPathMiddleware),
     use('cookie-parser', cookieParser()),
+    // OpenLineage batches outgrow the 100 kB default: that one route reads up to 10 MB (the later parser then skips).
+    use('openlineage-json-body', openLineageBodyParser),
     // The parsers Nest would add at init, added here so that the body check runs right after them.
     // SCIM clients send application/scim+json.
     {

@@ -100,6 +100,8 @@ export interface AppConfig {
    * worker's jobs are taken over within one lease (default 30 s).
    */
   jobLeaseSeconds: number;
+  /** OPENLINEAGE_RETENTION_DAYS: raw OpenLineage events older than this are removed (default 30). */
+  openLineageRetentionDays: number;
   /** The AI gateway's environment defaults (docs/decisions.md#ai-gateway). */
   ai: AiEnvConfig;
   /** Limits on external tool providers' processes (docs/decisions.md#provider-processes). */
@@ -569,6 +571,7 @@ export function loadConfig(env: Env = process.env, stdoutIsTty = process.stdout.
     trustProxy: trustProxy(env),
     allowPrivateNetworkTargets: boolean(env, 'ALLOW_PRIVATE_NETWORK_TARGETS', false),
     jobLeaseSeconds: integer(env, 'JOB_LEASE_SECONDS', 30, 3, 600),
+    openLineageRetentionDays: integer(env, 'OPENLINEAGE_RETENTION_DAYS', 30, 1, 3650),
     ai: aiConfig(env),
     toolProviders: {
       discoveryTimeoutMs: integer(env, 'TOOL_DISCOVERY_TIMEOUT_MS', 20_000, 100, 20_000),

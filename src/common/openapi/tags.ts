@@ -30,6 +30,8 @@ export const TAG_DESCRIPTIONS: Record<string, string> = {
   'Metadata configuration':
     'The metadata values a space offers: criticality levels, maintenance statuses and the like.',
   Notifications: 'My notifications: list, unread counts, a live stream and read marks.',
+  OpenLineage:
+    'OpenLineage events from Airflow, dbt, Spark and other producers, the namespaces a space takes them for, and the column changes they reveal.',
   Operations: 'Health check and Prometheus metrics for operators.',
   'Pipeline authoring': 'AI-assisted pipeline-authoring tasks, their web searches, evidence and consents.',
   Policies: 'Governance policies written as CEL rules, their evaluation and compliance.',

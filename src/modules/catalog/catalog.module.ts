@@ -7,6 +7,8 @@ import { AccessRequestNotifier } from './access-request.notifier';
 import { AccessRequestsController } from './access-requests.controller';
 import { AccessRequestsService } from './access-requests.service';
 import { AccessRequest } from './entities/access-request.entity';
+import { DatasetIdentity } from './entities/dataset-identity.entity';
+import { LineageColumnEdge } from './entities/lineage-column-edge.entity';
 import { LineageEdge } from './entities/lineage-edge.entity';
 import { ProductCount } from './entities/product-count.entity';
 import { ProductRole } from './entities/product-role.entity';
@@ -24,7 +26,15 @@ import { ProductsService } from './products.service';
 /** Data products, their governance roles, lineage and access requests. SpaceAccessPort comes from the global SpacesModule. */
 @Module({
   imports: [
-    TypeOrmModule.forFeature([Product, ProductRole, ProductCount, LineageEdge, AccessRequest]),
+    TypeOrmModule.forFeature([
+      Product,
+      ProductRole,
+      ProductCount,
+      LineageEdge,
+      LineageColumnEdge,
+      DatasetIdentity,
+      AccessRequest,
+    ]),
     UsersModule,
     MetadataConfigModule,
     GovernanceDirectoryModule,

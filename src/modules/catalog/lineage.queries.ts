@@ -2,9 +2,22 @@ import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import type { AncestorPair } from './lineage-graph';
 
+export interface GraphEdgeRow {
+  upstream_id: string;
+  downstream_id: string;
+  job: { namespace: string; name: string } | null;
+}
+
 export interface GraphRows {
   nodes: { id: string; name: string; depth: number }[];
-  edges: { upstream_id: string; downstream_id: string }[];
+  edges: GraphEdgeRow[];
+}
+
+export interface ColumnEdgeRow {
+  upstream_id: string;
+  downstream_id: string;
+  upstream_column: string;
+  downstream_column: string;
 }
 
 /**
@@ -13,7 +26,9 @@ export interface GraphRows {
  * upstream_id) index. Walks that only collect ids use UNION on the id alone,
  * so each product is visited once and the walk ends on any graph. Raw SQL
  * because the repository API has no recursive query; the per-space advisory
- * lock (no table, no index) has no repository form either.
+ * lock (no table, no index) has no repository form either. Column lineage
+ * between the graph's nodes is read by the lineage_column_edges primary key
+ * (downstream_id first).
  */
 @Injectable()
 export class LineageQueries {
@@ -46,20 +61,41 @@ export class LineageQueries {
     const rows = (await em.query(
       `WITH RECURSIVE ${walks.join(', ')},
        nodes AS MATERIALIZED (SELECT id, min(depth) AS depth FROM (${reached}) r GROUP BY id)
-       SELECT n.id AS a, p.name AS b, n.depth::int AS depth
+       SELECT n.id AS a, p.name AS b, n.depth::int AS depth, NULL AS job_namespace, NULL AS job_name
          FROM nodes n JOIN products p ON p.id = n.id
        UNION ALL
-       SELECT e.upstream_id, e.downstream_id::text, NULL
+       SELECT e.upstream_id, e.downstream_id::text, NULL, e.job_namespace, e.job_name
          FROM nodes n JOIN lineage_edges e ON e.upstream_id = n.id
         WHERE e.downstream_id IN (SELECT id FROM nodes)`,
       [productId, maxDepth],
-    )) as { a: string; b: string; depth: number | null }[];
+    )) as {
+      a: string;
+      b: string;
+      depth: number | null;
+      job_namespace: string | null;
+      job_name: string | null;
+    }[];
     const graph: GraphRows = { nodes: [], edges: [] };
     for (const row of rows) {
-      if (row.depth === null) graph.edges.push({ upstream_id: row.a, downstream_id: row.b });
-      else graph.nodes.push({ id: row.a, name: row.b, depth: row.depth });
+      if (row.depth === null) {
+        const job =
+          row.job_namespace !== null && row.job_name !== null
+            ? { namespace: row.job_namespace, name: row.job_name }
+            : null;
+        graph.edges.push({ upstream_id: row.a, downstream_id: row.b, job });
+      } else graph.nodes.push({ id: row.a, name: row.b, depth: row.depth });
     }
     return graph;
+  }
+
+  /** Column lineage between any two of `ids` (downstream first: the primary key's order). */
+  async columnEdgesWithin(em: EntityManager, ids: string[]): Promise<ColumnEdgeRow[]> {
+    return (await em.query(
+      `SELECT upstream_id, downstream_id, upstream_column, downstream_column FROM lineage_column_edges
+        WHERE downstream_id = ANY($1::uuid[]) AND upstream_id = ANY($1::uuid[])
+        ORDER BY downstream_id, downstream_column, upstream_column`,
+      [ids],
+    )) as ColumnEdgeRow[];
   }
 
   /** The products directly upstream of `productId` (feeding it) and directly downstream (fed by it), by name. */

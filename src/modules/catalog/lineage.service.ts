@@ -13,6 +13,7 @@ import {
   LineageGraphResponse,
   LineageQuery,
 } from './dto/lineage.dto';
+import { LineageColumnEdge } from './entities/lineage-column-edge.entity';
 import { LineageEdge } from './entities/lineage-edge.entity';
 import { Product } from './entities/product.entity';
 import { pickMostUpstream } from './lineage-graph';
@@ -127,7 +128,99 @@ export class LineageService {
     const graph = await this.queries.graph(em, productId, [...directions], query.depth ?? 3);
     // Nearest first, then by name (plain code-point order: thousands of nodes, no collation cost).
     graph.nodes.sort((a, b) => a.depth - b.depth || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-    return graph;
+    const columns = new Map<string, { downstream_column: string; upstream_column: string }[]>();
+    if (graph.edges.length) {
+      for (const row of await this.queries.columnEdgesWithin(
+        em,
+        graph.nodes.map((node) => node.id),
+      )) {
+        const key = `${row.upstream_id}>${row.downstream_id}`;
+        const list = columns.get(key) ?? [];
+        list.push({ downstream_column: row.downstream_column, upstream_column: row.upstream_column });
+        columns.set(key, list);
+      }
+    }
+    return {
+      nodes: graph.nodes,
+      edges: graph.edges.map((edge) => ({
+        ...edge,
+        column_lineage: columns.get(`${edge.upstream_id}>${edge.downstream_id}`) ?? [],
+      })),
+    };
+  }
+
+  // For OpenLineage ingestion, in the caller's transaction.
+
+  /**
+   * Records the lineage one job run (or job) reports: an edge from each
+   * upstream to each downstream product, carrying the job (an existing edge
+   * takes the job too), and column lineage. An edge that would close a cycle,
+   * a product feeding itself included, is skipped and answered, never thrown:
+   * the rest of the run's lineage still counts.
+   */
+  async recordJobLineage(
+    em: EntityManager,
+    spaceId: string,
+    actorUserId: string | null,
+    job: { namespace: string; name: string },
+    edges: { upstreamId: string; downstreamId: string }[],
+    columns: { upstreamId: string; upstreamColumn: string; downstreamId: string; downstreamColumn: string }[],
+  ): Promise<{ skipped: { upstream_id: string; downstream_id: string; reason: 'cycle' }[] }> {
+    const skipped: { upstream_id: string; downstream_id: string; reason: 'cycle' }[] = [];
+    const wanted = new Map<string, { upstreamId: string; downstreamId: string }>();
+    for (const edge of edges) wanted.set(`${edge.upstreamId}>${edge.downstreamId}`, edge);
+    if (wanted.size) {
+      await this.queries.lockSpace(em, spaceId);
+      const repo = em.getRepository(LineageEdge);
+      const existing = new Map(
+        (
+          await repo
+            .createQueryBuilder('e')
+            .where('e.upstreamId IN (:...ups) AND e.downstreamId IN (:...downs)', {
+              ups: [...new Set(edges.map((e) => e.upstreamId))],
+              downs: [...new Set(edges.map((e) => e.downstreamId))],
+            })
+            .getMany()
+        ).map((edge) => [`${edge.upstreamId}>${edge.downstreamId}`, edge]),
+      );
+      for (const [key, { upstreamId, downstreamId }] of wanted) {
+        const edge = existing.get(key);
+        if (edge) {
+          if (edge.jobNamespace !== job.namespace || edge.jobName !== job.name) {
+            await repo.update(
+              { upstreamId, downstreamId },
+              { jobNamespace: job.namespace, jobName: job.name },
+            );
+          }
+          continue;
+        }
+        if (upstreamId === downstreamId || (await this.queries.reaches(em, downstreamId, upstreamId))) {
+          skipped.push({ upstream_id: upstreamId, downstream_id: downstreamId, reason: 'cycle' });
+          continue;
+        }
+        await repo.insert({
+          upstreamId,
+          downstreamId,
+          spaceId,
+          createdBy: actorUserId,
+          jobNamespace: job.namespace,
+          jobName: job.name,
+        });
+        await this.outbox.append(em, {
+          type: 'lineage.changed',
+          spaceId,
+          actorId: actorUserId,
+          data: { space_id: spaceId, action: 'added', upstream_id: upstreamId, downstream_id: downstreamId },
+        });
+      }
+    }
+    if (columns.length) {
+      await em.getRepository(LineageColumnEdge).upsert(
+        columns.map((column) => ({ ...column, spaceId, jobNamespace: job.namespace, jobName: job.name })),
+        { conflictPaths: ['downstreamId', 'downstreamColumn', 'upstreamId', 'upstreamColumn'] },
+      );
+    }
+    return { skipped };
   }
 
   // For other modules (incident correlation, blast radius, notifications).

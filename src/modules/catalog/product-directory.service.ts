@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { NotFound } from '../../common/errors/domain-error';
 import { ProductResponse } from './dto/product-responses.dto';
+import { DatasetIdentity } from './entities/dataset-identity.entity';
 import { GovernanceRole, ProductRole } from './entities/product-role.entity';
 import { Product } from './entities/product.entity';
 import { GovernanceProductRow, ProductReadModelQueries } from './product-read-model.queries';
@@ -45,6 +46,50 @@ export class ProductDirectoryService {
     private readonly queries: ProductReadModelQueries,
     private readonly productQueries: ProductQueries,
   ) {}
+
+  /**
+   * The products carrying these OpenLineage dataset identities in the space,
+   * by `namespace` + NUL + `name` (the dataset_identities primary key).
+   */
+  async datasetProducts(
+    em: EntityManager,
+    spaceId: string,
+    identities: { namespace: string; name: string }[],
+  ): Promise<Map<string, string>> {
+    if (!identities.length) return new Map();
+    const rows = await em
+      .getRepository(DatasetIdentity)
+      .createQueryBuilder('i')
+      .select(['i.namespace', 'i.name', 'i.productId'])
+      .where('i.spaceId = :spaceId', { spaceId })
+      .andWhere('(i.namespace, i.name) IN (SELECT * FROM unnest(:namespaces::text[], :names::text[]))', {
+        namespaces: identities.map((identity) => identity.namespace),
+        names: identities.map((identity) => identity.name),
+      })
+      .getMany();
+    return new Map(rows.map((row) => [datasetKey(row), row.productId]));
+  }
+
+  /** The `attributes.schema.columns` of these products of the space (absent: none recorded). */
+  async datasetColumns(
+    em: EntityManager,
+    spaceId: string,
+    productIds: string[],
+  ): Promise<Map<string, { name: string; type: string | null }[]>> {
+    if (!productIds.length) return new Map();
+    const rows = await em
+      .getRepository(Product)
+      .createQueryBuilder('p')
+      .select(['p.id', 'p.attributes'])
+      .where('p.spaceId = :spaceId AND p.id IN (:...productIds)', { spaceId, productIds })
+      .getMany();
+    const found = new Map<string, { name: string; type: string | null }[]>();
+    for (const row of rows) {
+      const columns = (row.attributes.schema as { columns?: unknown } | undefined)?.columns;
+      if (Array.isArray(columns)) found.set(row.id, columns as { name: string; type: string | null }[]);
+    }
+    return found;
+  }
 
   /** Up to `limit` products of the space in name order after `afterKey` (the last page's `cursor`). */
   async page(
@@ -177,4 +222,9 @@ export class ProductDirectoryService {
       stewards: byProduct.get(row.id)?.stewards ?? [],
     }));
   }
+}
+
+/** The key `datasetProducts` answers by. */
+export function datasetKey(identity: { namespace: string; name: string }): string {
+  return `${identity.namespace}\u0000${identity.name}`;
 }

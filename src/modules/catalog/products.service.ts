@@ -13,6 +13,8 @@ import { MetadataConfigService } from '../metadata-config/metadata-config.servic
 import { ProductNameTaken } from './catalog.errors';
 import { CreateProductDto, ListProductsQuery, UpdateProductDto } from './dto/product-requests.dto';
 import { ProductResponse } from './dto/product-responses.dto';
+import { jsonValue } from '../../database/json-column';
+import { DatasetIdentity } from './entities/dataset-identity.entity';
 import { ProductCount } from './entities/product-count.entity';
 import { GovernanceRole, ProductRole } from './entities/product-role.entity';
 import { Product, ProductType } from './entities/product.entity';
@@ -24,6 +26,15 @@ export interface DatasetInput {
   description?: string | null;
   /** Merged into the product's attributes (e.g. `{schema: {...}}`). */
   attributes: Record<string, unknown>;
+  /** The dataset's OpenLineage identity, recorded for the product when given (see DatasetIdentity). */
+  identity?: { namespace: string; name: string };
+}
+
+/** A column as `attributes.schema.columns` holds it. */
+export interface DatasetColumn {
+  name: string;
+  type: string | null;
+  nullable?: boolean;
 }
 
 @Injectable()
@@ -229,6 +240,78 @@ export class ProductsService {
    * merged). Runs in the caller's transaction.
    */
   async upsertDataset(
+    em: EntityManager,
+    actor: Actor | null,
+    spaceId: string,
+    input: DatasetInput,
+  ): Promise<{ product: ProductResponse; created: boolean }> {
+    const result = await this.upsertDatasetProduct(em, actor, spaceId, input);
+    if (input.identity) {
+      await em
+        .getRepository(DatasetIdentity)
+        .upsert({ spaceId, ...input.identity, productId: result.product.id }, [
+          'spaceId',
+          'namespace',
+          'name',
+        ]);
+    }
+    return result;
+  }
+
+  /**
+   * OpenLineage `schema` facets: sets the columns of `attributes.schema`
+   * (its other members kept) as observed at `observedAt`; a schema observed
+   * before the recorded columns last changed is stale and changes nothing
+   * (events may arrive out of order). Answers the columns held before (null when none) and
+   * whether they changed; nothing is written when they did not.
+   */
+  async setDatasetColumns(
+    em: EntityManager,
+    actorId: string | null,
+    spaceId: string,
+    productId: string,
+    columns: DatasetColumn[],
+    observedAt: Date,
+  ): Promise<{ previous: DatasetColumn[] | null; changed: boolean }> {
+    const repo = em.getRepository(Product);
+    const product = await repo.findOne({
+      select: { id: true, attributes: true },
+      where: { id: productId, spaceId },
+      lock: { mode: 'pessimistic_write' },
+    });
+    if (!product) throw new NotFound('product', productId);
+    const schema = (product.attributes.schema ?? {}) as { columns?: DatasetColumn[]; observed_at?: string };
+    const previous = Array.isArray(schema.columns) ? schema.columns : null;
+    if (schema.observed_at && Date.parse(schema.observed_at) > observedAt.getTime()) {
+      return { previous, changed: false };
+    }
+    const same =
+      previous !== null &&
+      previous.length === columns.length &&
+      previous.every(
+        (column, i) => column.name === columns[i].name && (column.type ?? null) === columns[i].type,
+      );
+    // The same columns again (every run of a job) write nothing: `observed_at` is when they last changed.
+    if (same) return { previous, changed: false };
+    const observed = { ...schema, observed_at: observedAt.toISOString() };
+    await repo.update(
+      { id: productId },
+      {
+        attributes: jsonValue({ ...product.attributes, schema: { ...observed, columns } }),
+        updatedAt: new Date(),
+      },
+    );
+    const updated = await this.load(em, spaceId, productId);
+    await this.outbox.append(em, {
+      type: 'product.updated',
+      spaceId,
+      actorId,
+      data: { ...eventData(updated), changed: ['attributes'] },
+    });
+    return { previous, changed: true };
+  }
+
+  private async upsertDatasetProduct(
     em: EntityManager,
     actor: Actor | null,
     spaceId: string,

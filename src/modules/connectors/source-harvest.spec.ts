@@ -34,9 +34,17 @@ describe('source harvest', () => {
 
   it('puts columns, types and nullability under attributes.schema', () => {
     const [orders] = assembleTables(tables, columns);
-    const input = datasetInput(orders, { id: 'c1', name: 'warehouse' }, new Date('2026-01-01T00:00:00Z'));
+    const connector = {
+      id: 'c1',
+      name: 'warehouse',
+      host: 'DB.example.com',
+      port: 5433,
+      databaseName: 'shop',
+    };
+    const input = datasetInput(orders, connector, new Date('2026-01-01T00:00:00Z'));
     expect(input).toEqual({
       name: 'orders',
+      identity: { namespace: 'postgres://db.example.com:5433', name: 'shop.public.orders' },
       description: 'All orders',
       attributes: {
         schema: {

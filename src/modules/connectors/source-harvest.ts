@@ -121,11 +121,12 @@ export function productNameOf(table: Pick<HarvestedTable, 'schema' | 'table'>): 
 /** What a sync writes on the table's `dataset` product. */
 export function datasetInput(
   table: HarvestedTable,
-  connector: { id: string; name: string },
+  connector: { id: string; name: string; host: string; port: number; databaseName: string },
   syncedAt: Date,
 ): DatasetInput {
   return {
     name: productNameOf(table),
+    identity: openLineageIdentity(connector, table),
     ...(table.comment ? { description: table.comment } : {}),
     attributes: {
       schema: {
@@ -141,5 +142,20 @@ export function datasetInput(
         synced_at: syncedAt.toISOString(),
       },
     },
+  };
+}
+
+/**
+ * The table's dataset identity by OpenLineage's naming convention for
+ * PostgreSQL (https://openlineage.io/docs/spec/naming): namespace
+ * `postgres://{host}:{port}`, name `{database}.{schema}.{table}`.
+ */
+export function openLineageIdentity(
+  connector: { host: string; port: number; databaseName: string },
+  table: Pick<HarvestedTable, 'schema' | 'table'>,
+): { namespace: string; name: string } {
+  return {
+    namespace: `postgres://${connector.host.toLowerCase()}:${connector.port}`,
+    name: `${connector.databaseName}.${table.schema}.${table.table}`,
   };
 }

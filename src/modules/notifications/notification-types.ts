@@ -17,6 +17,7 @@ export interface NotificationDataMap {
   meeting_reminder: { meeting_id: string; space_id?: string };
   action_item_due: { action_item_id: string; space_id?: string };
   contract_violation: { contract_id?: string; policy_id?: string; product_id?: string; space_id?: string };
+  schema_changed: { product_id: string; space_id: string; change_id: string };
 }
 
 export type NotificationType = keyof NotificationDataMap;
@@ -33,6 +34,7 @@ export const NOTIFICATION_TYPES = [
   'meeting_reminder',
   'action_item_due',
   'contract_violation',
+  'schema_changed',
 ] as const satisfies readonly NotificationType[];
 
 /** The preference (under `notifications.`) that governs the email of each type, if any. */

@@ -41,6 +41,9 @@ export interface JobMap {
   'embeddings.purge-removals': ScheduledPayload;
   'search.prune-changes': ScheduledPayload;
   'integrations.inbound_messages.purge': ScheduledPayload;
+
+  // OpenLineage ingestion.
+  'openlineage.prune-events': ScheduledPayload;
 }
 
 /** What a cron occurrence enqueues; a scheduled job run by hand (tests, tooling) may leave it out. */
@@ -112,6 +115,9 @@ export const JOB_CATALOG = {
   },
   'integrations.inbound_messages.purge': {
     description: 'Hourly: forgets inbound learning-integration message ids past their retention.',
+  },
+  'openlineage.prune-events': {
+    description: 'Hourly: removes applied raw OpenLineage events past OPENLINEAGE_RETENTION_DAYS.',
   },
 } satisfies Record<JobName, JobCatalogEntry>;
 

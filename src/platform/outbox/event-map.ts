@@ -38,6 +38,15 @@ export interface DomainEventMap {
     upstream_id: string;
     downstream_id: string;
   };
+  'product.schema_changed': {
+    product_id: string;
+    space_id: string;
+    name: string;
+    change_id: string;
+    added: string[];
+    removed: string[];
+    changed: string[];
+  };
   'access_request.submitted': AccessRequestEventData;
   'access_request.approved': AccessRequestEventData & { expires_at: string | null; decided_by: string };
   'access_request.rejected': AccessRequestEventData & { reason: string; decided_by: string };
@@ -272,6 +281,11 @@ export const EVENT_CATALOG = {
   'lineage.changed': {
     category: 'catalog',
     description: 'A lineage edge was added or removed.',
+    scope: 'space',
+  },
+  'product.schema_changed': {
+    category: 'catalog',
+    description: "A product's columns changed between two OpenLineage schema facets.",
     scope: 'space',
   },
   'access_request.submitted': {

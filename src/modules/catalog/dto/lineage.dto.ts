@@ -62,10 +62,44 @@ export class LineageNode {
   depth: number;
 }
 
+export class LineageJobRef {
+  @ApiProperty({ description: 'The OpenLineage job namespace.' })
+  namespace: string;
+
+  @ApiProperty({ description: 'The OpenLineage job name.' })
+  name: string;
+}
+
+export class ColumnLineageEntry {
+  @ApiProperty({ description: 'A column of the downstream product.' })
+  downstream_column: string;
+
+  @ApiProperty({ description: 'The column of the upstream product it is derived from.' })
+  upstream_column: string;
+}
+
+export class LineageGraphEdge extends LineageEdgeResponse {
+  @ApiProperty({
+    type: LineageJobRef,
+    nullable: true,
+    description: 'The OpenLineage job whose run last recorded the edge; null for an edge recorded by hand.',
+  })
+  job: LineageJobRef | null;
+
+  @ApiProperty({
+    type: ColumnLineageEntry,
+    isArray: true,
+    description:
+      'Column lineage along the edge (from OpenLineage `columnLineage` facets): each downstream column with the ' +
+      'upstream column it is derived from; empty when none is known.',
+  })
+  column_lineage: ColumnLineageEntry[];
+}
+
 export class LineageGraphResponse {
   @ApiProperty({ type: LineageNode, isArray: true })
   nodes: LineageNode[];
 
-  @ApiProperty({ type: LineageEdgeResponse, isArray: true })
-  edges: LineageEdgeResponse[];
+  @ApiProperty({ type: LineageGraphEdge, isArray: true })
+  edges: LineageGraphEdge[];
 }

@@ -20,6 +20,13 @@ export class LineageEdge {
   @Column('uuid', { nullable: true })
   createdBy: string | null;
 
+  /** The OpenLineage job whose run recorded the edge; null for an edge made by hand. */
+  @Column('text', { nullable: true })
+  jobNamespace: string | null;
+
+  @Column('text', { nullable: true })
+  jobName: string | null;
+
   @CreateDateColumn({ type: 'timestamptz' })
   createdAt: Date;
 

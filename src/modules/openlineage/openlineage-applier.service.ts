@@ -1,0 +1,253 @@
+import { Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
+import { OutboxService } from '../../platform/outbox/outbox.service';
+import { LineageService } from '../catalog/lineage.service';
+import { datasetKey, ProductDirectoryService } from '../catalog/product-directory.service';
+import { ProductsService } from '../catalog/products.service';
+import {
+  AppliedRunEvent,
+  DataQualityAssertion,
+  ResolvedDataset,
+  RunHealthPort,
+} from '../lineage-runs/run-event';
+import { ProductSchemaChange } from './entities/product-schema-change.entity';
+import { NamespaceMappingsService } from './namespace-mappings.service';
+import {
+  datasetsOf,
+  namespacesOf,
+  OlDataset,
+  OlEvent,
+  schemaColumns,
+  SchemaField,
+} from './openlineage-event';
+import { ClaimedEventRow } from './openlineage.queries';
+import { diffColumns } from './schema-diff';
+
+/** What applying one event left out, kept on its raw row. */
+export interface ApplyOutcome {
+  skipped_edges: { space_id: string; upstream_id: string; downstream_id: string; reason: 'cycle' }[];
+  unmatched_datasets: { space_id: string; namespace: string; name: string }[];
+}
+
+type ColumnLineageFacet = {
+  fields: Record<string, { inputFields: { namespace: string; name: string; field: string }[] }>;
+};
+
+/**
+ * Applies one stored OpenLineage event to each space it was accepted for,
+ * in the processor's transaction: datasets resolved to products (by their
+ * identity, or created when the namespace's mapping says so), lineage edges
+ * input -> output with the job and column lineage, columns from `schema`
+ * facets (a change recorded and announced), and run events handed to run
+ * health (RunHealthPort).
+ */
+@Injectable()
+export class OpenLineageApplier {
+  constructor(
+    private readonly mappings: NamespaceMappingsService,
+    private readonly directory: ProductDirectoryService,
+    private readonly products: ProductsService,
+    private readonly lineage: LineageService,
+    private readonly runHealth: RunHealthPort,
+    private readonly outbox: OutboxService,
+  ) {}
+
+  async apply(em: EntityManager, row: ClaimedEventRow): Promise<ApplyOutcome | null> {
+    const event = row.payload as unknown as OlEvent;
+    const outcome: ApplyOutcome = { skipped_edges: [], unmatched_datasets: [] };
+    const mapped = await this.mappings.spacesFor(em, namespacesOf(event));
+    for (const spaceId of row.space_ids) {
+      const createIn = new Map<string, boolean>();
+      for (const [namespace, spaces] of mapped) {
+        const mapping = spaces.find((space) => space.spaceId === spaceId);
+        if (mapping) createIn.set(namespace, mapping.createProducts);
+      }
+      await this.applyToSpace(em, row, event, spaceId, createIn, outcome);
+    }
+    return outcome.skipped_edges.length || outcome.unmatched_datasets.length ? outcome : null;
+  }
+
+  private async applyToSpace(
+    em: EntityManager,
+    row: ClaimedEventRow,
+    event: OlEvent,
+    spaceId: string,
+    createIn: Map<string, boolean>,
+    outcome: ApplyOutcome,
+  ): Promise<void> {
+    const eventTime = new Date(event.eventTime);
+    const inSpace = (dataset: { namespace: string }) => createIn.has(dataset.namespace);
+    const datasets = datasetsOf(event).filter(inSpace);
+    const lineageInputs = datasets.flatMap((dataset) =>
+      Object.values((dataset.facets?.columnLineage as ColumnLineageFacet | undefined)?.fields ?? {}).flatMap(
+        (entry) => entry.inputFields.filter(inSpace),
+      ),
+    );
+    const products = await this.directory.datasetProducts(em, spaceId, [...datasets, ...lineageInputs]);
+    for (const dataset of datasets) {
+      const key = datasetKey(dataset);
+      if (products.has(key)) continue;
+      if (!createIn.get(dataset.namespace)) {
+        outcome.unmatched_datasets.push({
+          space_id: spaceId,
+          namespace: dataset.namespace,
+          name: dataset.name,
+        });
+        continue;
+      }
+      const { product } = await this.products.upsertDataset(em, null, spaceId, {
+        name: dataset.name,
+        attributes: { openlineage: { namespace: dataset.namespace, name: dataset.name } },
+        identity: { namespace: dataset.namespace, name: dataset.name },
+      });
+      products.set(key, product.id);
+    }
+    const resolve = (dataset: OlDataset): ResolvedDataset | null => {
+      const productId = products.get(datasetKey(dataset));
+      return productId ? { productId, namespace: dataset.namespace, name: dataset.name } : null;
+    };
+    const inputs = (event.inputs ?? []).filter(inSpace).map(resolve).filter(isPresent);
+    const outputs = (event.outputs ?? []).filter(inSpace).map(resolve).filter(isPresent);
+
+    for (const dataset of datasets) {
+      const schema = dataset.facets?.schema as { fields: SchemaField[] } | undefined;
+      const productId = products.get(datasetKey(dataset));
+      if (schema && productId)
+        await this.setColumns(em, row, event, spaceId, productId, schema.fields, eventTime);
+    }
+
+    if (event.job && (inputs.length || outputs.length)) {
+      const columns = (event.outputs ?? []).filter(inSpace).flatMap((output) => {
+        const downstreamId = products.get(datasetKey(output));
+        const facet = output.facets?.columnLineage as ColumnLineageFacet | undefined;
+        if (!downstreamId || !facet) return [];
+        return Object.entries(facet.fields).flatMap(([downstreamColumn, entry]) =>
+          entry.inputFields.flatMap((input) => {
+            const upstreamId = products.get(datasetKey(input));
+            return upstreamId && upstreamId !== downstreamId
+              ? [{ upstreamId, upstreamColumn: input.field, downstreamId, downstreamColumn }]
+              : [];
+          }),
+        );
+      });
+      const edges = inputs.flatMap((input) =>
+        outputs.map((output) => ({ upstreamId: input.productId, downstreamId: output.productId })),
+      );
+      // Column lineage implies the table-level edge it runs along.
+      for (const column of columns)
+        edges.push({ upstreamId: column.upstreamId, downstreamId: column.downstreamId });
+      const { skipped } = await this.lineage.recordJobLineage(
+        em,
+        spaceId,
+        row.actor_user_id,
+        event.job,
+        edges,
+        columns,
+      );
+      outcome.skipped_edges.push(...skipped.map((edge) => ({ space_id: spaceId, ...edge })));
+    }
+
+    if (row.kind === 'run' && event.run && event.job) {
+      const applied: AppliedRunEvent = {
+        spaceId,
+        actorUserId: row.actor_user_id,
+        runId: event.run.runId.toLowerCase(),
+        eventType: event.eventType ?? 'OTHER',
+        eventTime,
+        job: { namespace: event.job.namespace, name: event.job.name },
+        parent: parentOf(event),
+        errorMessage: errorMessageOf(event),
+        inputs,
+        outputs,
+        assertions: (event.inputs ?? []).filter(inSpace).flatMap((input) => {
+          const productId = products.get(datasetKey(input));
+          const facet = input.inputFacets?.dataQualityAssertions as
+            { assertions: Record<string, unknown>[] } | undefined;
+          if (!productId || !facet) return [];
+          const assertions: DataQualityAssertion[] = facet.assertions.map((a) => ({
+            assertion: a.assertion as string,
+            success: a.success as boolean,
+            column: typeof a.column === 'string' ? a.column : null,
+          }));
+          return [{ productId, assertions }];
+        }),
+      };
+      await this.runHealth.apply(em, applied);
+    }
+  }
+
+  private async setColumns(
+    em: EntityManager,
+    row: ClaimedEventRow,
+    event: OlEvent,
+    spaceId: string,
+    productId: string,
+    fields: SchemaField[],
+    eventTime: Date,
+  ): Promise<void> {
+    const columns = schemaColumns(fields);
+    const { previous, changed } = await this.products.setDatasetColumns(
+      em,
+      row.actor_user_id,
+      spaceId,
+      productId,
+      columns,
+      eventTime,
+    );
+    if (!changed || previous === null) return;
+    const diff = diffColumns(previous, columns);
+    if (!diff.added.length && !diff.removed.length && !diff.changed.length) return;
+    const repo = em.getRepository(ProductSchemaChange);
+    const change = await repo.save(
+      repo.create({
+        spaceId,
+        productId,
+        changedAt: eventTime,
+        ...diff,
+        runId: row.kind === 'run' ? (event.run?.runId.toLowerCase() ?? null) : null,
+        jobNamespace: event.job?.namespace ?? null,
+        jobName: event.job?.name ?? null,
+      }),
+    );
+    const [name] = await this.directory.namesOf(em, [productId], spaceId);
+    await this.outbox.append(em, {
+      type: 'product.schema_changed',
+      spaceId,
+      actorId: row.actor_user_id,
+      data: {
+        product_id: productId,
+        space_id: spaceId,
+        name: name?.name ?? productId,
+        change_id: change.id,
+        added: diff.added.map((c) => c.name),
+        removed: diff.removed.map((c) => c.name),
+        changed: diff.changed.map((c) => c.name),
+      },
+    });
+  }
+}
+
+function isPresent<T>(value: T | null): value is T {
+  return value !== null;
+}
+
+function parentOf(event: OlEvent): AppliedRunEvent['parent'] {
+  const parent = event.run?.facets?.parent as
+    { run: { runId: string }; job: { namespace: string; name: string } } | undefined;
+  if (!parent) return null;
+  return {
+    runId: parent.run.runId.toLowerCase(),
+    job: { namespace: parent.job.namespace, name: parent.job.name },
+  };
+}
+
+function errorMessageOf(event: OlEvent): AppliedRunEvent['errorMessage'] {
+  const facet = event.run?.facets?.errorMessage as
+    { message: string; programmingLanguage?: string; stackTrace?: string } | undefined;
+  if (!facet) return null;
+  return {
+    message: facet.message,
+    programmingLanguage: facet.programmingLanguage ?? null,
+    stackTrace: facet.stackTrace ?? null,
+  };
+}

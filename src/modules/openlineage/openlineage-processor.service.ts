@@ -1,0 +1,124 @@
+import {
+  BeforeApplicationShutdown,
+  Inject,
+  Injectable,
+  Logger,
+  OnApplicationBootstrap,
+  OnModuleInit,
+} from '@nestjs/common';
+import { APP_CONFIG, AppConfig } from '../../config/app.config';
+import { InstanceDatabases } from '../../database/instance-databases.registry';
+import { TransactionRunner } from '../../database/transaction.runner';
+import { JobRunner } from '../../platform/jobs/job-runner.service';
+import { SerialTask } from '../../platform/jobs/serial-task';
+import { Wakeup } from '../../platform/jobs/wakeup.service';
+import { OpenLineageApplier } from './openlineage-applier.service';
+import { OPENLINEAGE_TOPIC } from './openlineage-ingest.service';
+import { OpenLineageQueries } from './openlineage.queries';
+
+const BATCH = 200;
+const POLL_MS = 1_000;
+const MAX_ATTEMPTS = 5;
+const DAY_MS = 86_400_000;
+
+/**
+ * Applies stored OpenLineage events in the background: woken after each
+ * ingestion commits (and by a poll), it claims the oldest pending events by
+ * event time with FOR UPDATE SKIP LOCKED (replicas share the work) and
+ * applies a batch in one transaction that also marks it processed, so a
+ * crash anywhere rolls the batch back for another pass: an acknowledged
+ * event is never lost, and its effects exist once. One event failing rolls
+ * back to its savepoint and is retried, up to MAX_ATTEMPTS, by later passes.
+ */
+@Injectable()
+export class OpenLineageProcessor implements OnModuleInit, OnApplicationBootstrap, BeforeApplicationShutdown {
+  private readonly logger = new Logger(OpenLineageProcessor.name);
+  private timer: NodeJS.Timeout | null = null;
+  private unsubscribe: (() => void) | null = null;
+  private stopped = false;
+  private readonly loop = new SerialTask(
+    () => this.processAll(),
+    (error) => this.logger.error(`OpenLineage processing failed: ${String(error)}`),
+  );
+
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly tx: TransactionRunner,
+    private readonly wakeup: Wakeup,
+    private readonly databases: InstanceDatabases,
+    private readonly jobs: JobRunner,
+    private readonly queries: OpenLineageQueries,
+    private readonly applier: OpenLineageApplier,
+  ) {}
+
+  onModuleInit(): void {
+    this.jobs.register('openlineage.prune-events', () => this.prune());
+    this.jobs.registerCron('openlineage.prune-events', '17 * * * *', 'openlineage.prune-events');
+  }
+
+  onApplicationBootstrap(): void {
+    this.unsubscribe = this.wakeup.on(OPENLINEAGE_TOPIC, () => this.kick());
+    this.timer = setInterval(() => this.kick(), POLL_MS);
+    this.timer.unref();
+    this.kick();
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    this.stopped = true;
+    this.unsubscribe?.();
+    if (this.timer) clearInterval(this.timer);
+    await this.loop.stop();
+  }
+
+  kick(): void {
+    this.loop.kick();
+  }
+
+  /** Applies until no event is pending (tests and tooling). */
+  async drain(): Promise<void> {
+    await this.loop.idle();
+    await this.processAll();
+  }
+
+  private async processAll(): Promise<void> {
+    await this.databases.eachInstance(
+      async () => {
+        while (!this.stopped && (await this.processBatch()) === BATCH);
+      },
+      (instanceId, error) =>
+        this.logger.error(`OpenLineage processing failed on instance ${instanceId}: ${String(error)}`),
+    );
+  }
+
+  /** Answers how many events were claimed. */
+  async processBatch(): Promise<number> {
+    return this.tx.run(async (em) => {
+      const rows = await this.queries.claimPending(em, BATCH);
+      const done: { id: string; outcome: object | null }[] = [];
+      for (const row of rows) {
+        await this.queries.savepoint(em);
+        try {
+          const outcome = await this.applier.apply(em, row);
+          await this.queries.releaseSavepoint(em);
+          done.push({ id: row.id, outcome });
+        } catch (error) {
+          await this.queries.rollbackToSavepoint(em);
+          const message = (error instanceof Error ? error.message : String(error)).slice(0, 2000);
+          const attempts = row.attempts + 1;
+          const givingUp = attempts >= MAX_ATTEMPTS;
+          this.logger.error(
+            `OpenLineage event ${row.id} failed (attempt ${attempts}${givingUp ? ', giving up' : ''}): ${message}`,
+          );
+          await this.queries.recordFailure(em, row.id, attempts, message, givingUp);
+        }
+      }
+      await this.queries.markProcessed(em, done);
+      return rows.length;
+    });
+  }
+
+  private async prune(): Promise<void> {
+    const before = new Date(Date.now() - this.config.openLineageRetentionDays * DAY_MS);
+    await this.tx.run((em) => this.queries.prune(em, before));
+  }
+}
