@@ -19,7 +19,7 @@ const STATE_RULE =
   '(at the same `eventTime`, FAIL over ABORT over COMPLETE); among START and RUNNING the latest wins; OTHER only ' +
   'names a run nothing else is known of.';
 
-export class LineageJobRef {
+export class LineageRunJob {
   @ApiProperty({ format: 'uuid' }) id: string;
   @ApiProperty({ description: "The job's OpenLineage namespace." }) namespace: string;
   @ApiProperty({ description: "The job's OpenLineage name." }) name: string;
@@ -66,7 +66,7 @@ export class LineageRunSummary {
 }
 
 export class LineageRunResponse extends LineageRunSummary {
-  @ApiProperty({ type: LineageJobRef }) job: LineageJobRef;
+  @ApiProperty({ type: LineageRunJob }) job: LineageRunJob;
   @ApiProperty({ type: LineageRunParent, nullable: true, description: 'The `parent` run facet, when sent.' })
   parent: LineageRunParent | null;
   @ApiProperty({ type: String, format: 'uuid', isArray: true, description: 'Products the run read.' })
