@@ -1,38 +1,20 @@
 import { randomUUID } from 'node:crypto';
-import { TransactionRunner } from '../../src/database/transaction.runner';
-import { AppliedRunEvent, RunHealthPort, RunState } from '../../src/modules/lineage-runs/run-event';
 import { JobRunner } from '../../src/platform/jobs/job-runner.service';
 import { OutboxDispatcher } from '../../src/platform/outbox/outbox.dispatcher';
 import { startApp, TestApp } from '../support/app';
+import { addMember, bearer, createSpace, createUser, TestSpace, TestUser } from '../support/factories';
 import {
-  addMember,
-  bearer,
-  createProduct,
-  createSpace,
-  createUser,
-  TestSpace,
-  TestUser,
-} from '../support/factories';
+  applyEvents,
+  createApiKey,
+  mapNamespaces,
+  olEvent,
+  postEvents,
+  uniqueNamespace,
+} from '../support/openlineage';
 import { expectProblem } from '../support/problem';
 import { startWebhookReceiver } from '../support/webhook-receiver';
 
 const API = '/api/v1.0';
-
-interface Product {
-  id: string;
-  name: string;
-}
-
-interface RunEventInput {
-  eventType: RunState;
-  eventTime: string;
-  runId: string;
-  job: string;
-  inputs?: Product[];
-  outputs?: Product[];
-  errorMessage?: string;
-  assertions?: { product: Product; assertion: string; success: boolean; column?: string }[];
-}
 
 /** The members the assertions read; the contract check holds every answer to the document. */
 interface JobItem {
@@ -54,54 +36,84 @@ interface CheckItem {
   id: string;
   name: string;
 }
+interface Product {
+  id: string;
+  name: string;
+}
 
-describe('lineage runs (OpenLineage run health)', () => {
+/** One test's space, with its own OpenLineage namespaces mapped to it. */
+interface Setup {
+  space: TestSpace;
+  datasets: string;
+  jobs: string;
+}
+
+type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+/** The Airflow provider's task event (test/fixtures), as another event of a run of the same shape. */
+interface AirflowRun {
+  eventType: 'START' | 'RUNNING' | 'COMPLETE' | 'FAIL' | 'ABORT' | 'OTHER';
+  eventTime: string;
+  runId: string;
+  job?: string;
+  errorMessage?: string;
+}
+
+describe('lineage runs (OpenLineage run health, over the ingestion endpoint)', () => {
   let t: TestApp;
   let admin: TestUser;
   let viewer: TestUser;
+  let key: { token: string };
 
   beforeAll(async () => {
     t = await startApp({ env: { ALLOW_PRIVATE_NETWORK_TARGETS: 'true' } });
     admin = await createUser(t.http);
     viewer = await createUser(t.http);
+    key = await createApiKey(t.http, admin);
   });
   afterAll(() => t.close());
 
-  /**
-   * Applies one run event to the space as ingestion does after resolving its
-   * datasets (RunHealthPort in one transaction).
-   */
-  async function emit(space: TestSpace, input: RunEventInput): Promise<void> {
-    const dataset = (p: Product) => ({ productId: p.id, namespace: 'postgres://db:5432', name: p.name });
-    const event: AppliedRunEvent = {
-      spaceId: space.id,
-      actorUserId: admin.id,
-      runId: input.runId,
-      eventType: input.eventType,
-      eventTime: new Date(input.eventTime),
-      job: { namespace: 'airflow://etl', name: input.job },
-      parent: null,
-      errorMessage: input.errorMessage
-        ? { message: input.errorMessage, programmingLanguage: 'python', stackTrace: null }
-        : null,
-      inputs: (input.inputs ?? []).map(dataset),
-      outputs: (input.outputs ?? []).map(dataset),
-      assertions: (input.assertions ?? []).map((a) => ({
-        productId: a.product.id,
-        assertions: [{ assertion: a.assertion, success: a.success, column: a.column ?? null }],
-      })),
-    };
-    await t.app.get(TransactionRunner).run((em) => t.app.get(RunHealthPort).apply(em, event));
-  }
-
-  async function setUp() {
+  async function setUp(): Promise<Setup> {
     const space = await createSpace(t.http, admin);
     await addMember(t.http, admin, space, viewer, 'viewer');
-    const source = await createProduct(t.http, admin, space, {
-      name: `orders_raw ${randomUUID().slice(0, 6)}`,
+    const datasets = uniqueNamespace('postgres://warehouse');
+    const jobs = uniqueNamespace('airflow');
+    await mapNamespaces(t.http, admin, space, [
+      { namespace: datasets, create_products: true },
+      { namespace: jobs, create_products: false },
+    ]);
+    return { space, datasets, jobs };
+  }
+
+  /** The Airflow fixture (task `orders_daily.load_orders`: shop.staging.orders -> shop.public.orders) as this event. */
+  function airflow(setup: Setup, run: AirflowRun): Json {
+    const event = olEvent('airflow-task-fail', {
+      'airflow-prod': setup.jobs,
+      'postgres://warehouse.internal:5432': setup.datasets,
     });
-    const target = await createProduct(t.http, admin, space, { name: `orders ${randomUUID().slice(0, 6)}` });
-    return { space, source, target };
+    event.eventType = run.eventType;
+    event.eventTime = run.eventTime;
+    event.run.runId = run.runId;
+    if (run.job) event.job.name = run.job;
+    if (run.errorMessage) event.run.facets.errorMessage.message = run.errorMessage;
+    else if (run.eventType !== 'FAIL') delete event.run.facets.errorMessage;
+    return event;
+  }
+
+  /** Posts events as the OpenLineage HTTP transport does, then lets the processor apply them. */
+  async function send(...events: Json[]): Promise<void> {
+    const res = await postEvents(t, key, events.length === 1 ? events[0] : events);
+    expect(res.status).toBe(201);
+    await applyEvents(t);
+  }
+
+  async function productNamed(space: TestSpace, name: string): Promise<Product> {
+    const res = await t.http
+      .get(`${API}/catalog/spaces/${space.slug}/products?limit=200`)
+      .set(bearer(viewer));
+    const found = (res.body.items as Product[]).find((p) => p.name === name);
+    if (!found) throw new Error(`no product ${name}`);
+    return found;
   }
 
   const jobsOf = async (space: TestSpace) => {
@@ -127,33 +139,21 @@ describe('lineage runs (OpenLineage run health)', () => {
     return res.body.items as AlertItem[];
   };
 
-  it('keeps a failed run with its error, and raises an alert and an incident on its output', async () => {
-    const { space, source, target } = await setUp();
+  it('keeps a failed Airflow run with its error, and raises an alert and an incident on its output', async () => {
+    const setup = await setUp();
+    const { space } = setup;
     const runId = randomUUID();
-    await emit(space, {
-      eventType: 'START',
-      eventTime: '2026-11-28T04:00:00.000Z',
-      runId,
-      job: 'load_orders',
-      inputs: [source],
-      outputs: [target],
-    });
-    await emit(space, {
-      eventType: 'FAIL',
-      eventTime: '2026-11-28T04:02:30.000Z',
-      runId,
-      job: 'load_orders',
-      inputs: [source],
-      outputs: [target],
-      errorMessage: 'relation "orders_raw" does not exist',
-    });
+    await send(airflow(setup, { eventType: 'START', eventTime: '2026-11-28T04:00:00.000Z', runId }));
+    await send(airflow(setup, { eventType: 'FAIL', eventTime: '2026-11-28T04:02:30.000Z', runId }));
+    const source = await productNamed(space, 'shop.staging.orders');
+    const target = await productNamed(space, 'shop.public.orders');
 
     const jobs = await jobsOf(space);
     expect(jobs.total).toBe(1);
     const [job] = jobs.items;
     expect(job).toMatchObject({
-      namespace: 'airflow://etl',
-      name: 'load_orders',
+      namespace: setup.jobs,
+      name: 'orders_daily.load_orders',
       latest_run: { run_id: runId, state: 'FAIL', duration_ms: 150_000 },
       last_event_time: '2026-11-28T04:02:30.000Z',
     });
@@ -169,9 +169,13 @@ describe('lineage runs (OpenLineage run health)', () => {
           started_at: '2026-11-28T04:00:00.000Z',
           ended_at: '2026-11-28T04:02:30.000Z',
           duration_ms: 150_000,
-          error_message: 'relation "orders_raw" does not exist',
-          job: { id: job.id, namespace: 'airflow://etl', name: 'load_orders' },
-          parent: null,
+          error_message: 'relation "staging.orders" does not exist',
+          job: { id: job.id, namespace: setup.jobs, name: 'orders_daily.load_orders' },
+          parent: {
+            run_id: '018f7600-0000-7000-8000-000000000001',
+            job_namespace: setup.jobs,
+            job_name: 'orders_daily',
+          },
           input_product_ids: [source.id],
           output_product_ids: [target.id],
           first_event_time: '2026-11-28T04:00:00.000Z',
@@ -180,24 +184,25 @@ describe('lineage runs (OpenLineage run health)', () => {
       ],
     });
 
-    const [alert] = await alertsOf(space, target);
-    expect(alert).toMatchObject({
+    const alerts = await alertsOf(space, target);
+    expect(alerts).toHaveLength(1);
+    expect(alerts[0]).toMatchObject({
       alert_type: 'anomaly',
       severity: 'high',
       status: 'open',
       metadata: {
         source: 'openlineage',
-        job_namespace: 'airflow://etl',
-        job_name: 'load_orders',
+        job_namespace: setup.jobs,
+        job_name: 'orders_daily.load_orders',
         run_id: runId,
         state: 'FAIL',
-        error_message: 'relation "orders_raw" does not exist',
+        error_message: 'relation "staging.orders" does not exist',
       },
     });
-    expect(alert.message).toContain('relation "orders_raw" does not exist');
+    expect(alerts[0].message).toContain('relation "staging.orders" does not exist');
     expect(await alertsOf(space, source)).toEqual([]);
     const incident = await t.http
-      .get(`${API}/spaces/${space.slug}/incidents/${alert.incident_id}`)
+      .get(`${API}/spaces/${space.slug}/incidents/${alerts[0].incident_id}`)
       .set(bearer(viewer));
     expect(incident.status).toBe(200);
     expect(incident.body).toMatchObject({ status: 'open', severity: 'high', alert_count: 1 });
@@ -212,40 +217,33 @@ describe('lineage runs (OpenLineage run health)', () => {
     }
   });
 
-  it('raises one alert for a failure applied twice, and resolves it when a later run of the job completes', async () => {
-    const { space, source, target } = await setUp();
+  it('raises one alert for a repeated failure, and resolves it when a later run of the job completes', async () => {
+    const setup = await setUp();
+    const { space } = setup;
     const failed = randomUUID();
-    const fail: RunEventInput = {
-      eventType: 'FAIL',
-      eventTime: '2026-11-28T03:00:00.000Z',
-      runId: failed,
-      job: 'nightly',
-      inputs: [source],
-      outputs: [target],
-      errorMessage: 'out of memory',
-    };
-    await emit(space, fail);
-    await emit(space, fail);
+    const fail = airflow(setup, { eventType: 'FAIL', eventTime: '2026-11-28T03:00:00.000Z', runId: failed });
+    await send(fail);
+    await send(fail);
+    // The integration reporting the failure again, later: still the same failed run.
+    await send(
+      airflow(setup, {
+        eventType: 'FAIL',
+        eventTime: '2026-11-28T03:00:05.000Z',
+        runId: failed,
+        errorMessage: 'retry gave up',
+      }),
+    );
+    const target = await productNamed(space, 'shop.public.orders');
     let alerts = await alertsOf(space, target);
     expect(alerts).toHaveLength(1);
     expect(alerts[0].status).toBe('open');
 
     const later = randomUUID();
-    await emit(space, {
-      eventType: 'START',
-      eventTime: '2026-11-28T04:00:00.000Z',
-      runId: later,
-      job: 'nightly',
-      outputs: [target],
-    });
+    await send(airflow(setup, { eventType: 'START', eventTime: '2026-11-28T04:00:00.000Z', runId: later }));
     expect((await alertsOf(space, target))[0].status).toBe('open');
-    await emit(space, {
-      eventType: 'COMPLETE',
-      eventTime: '2026-11-28T04:10:00.000Z',
-      runId: later,
-      job: 'nightly',
-      outputs: [target],
-    });
+    await send(
+      airflow(setup, { eventType: 'COMPLETE', eventTime: '2026-11-28T04:10:00.000Z', runId: later }),
+    );
     alerts = await alertsOf(space, target);
     expect(alerts).toHaveLength(1);
     expect(alerts[0]).toMatchObject({ status: 'resolved', resolved_at: expect.any(String) });
@@ -253,35 +251,20 @@ describe('lineage runs (OpenLineage run health)', () => {
     const [job] = (await jobsOf(space)).items;
     expect(job.latest_run).toMatchObject({ run_id: later, state: 'COMPLETE', duration_ms: 600_000 });
     const runs = await runsOf(space, job.id);
-    expect(runs.items.map((r) => [r.run_id, r.state])).toEqual([
-      [later, 'COMPLETE'],
-      [failed, 'FAIL'],
+    expect(runs.items).toEqual([
+      expect.objectContaining({ run_id: later, state: 'COMPLETE', error_message: null }),
+      expect.objectContaining({ run_id: failed, state: 'FAIL', error_message: 'retry gave up' }),
     ]);
   });
 
   it('converges when the events of a run arrive out of order', async () => {
-    const { space, source, target } = await setUp();
+    const setup = await setUp();
+    const { space } = setup;
     const runId = randomUUID();
-    await emit(space, {
-      eventType: 'COMPLETE',
-      eventTime: '2026-11-28T02:05:00.000Z',
-      runId,
-      job: 'dbt.orders',
-      outputs: [target],
-    });
-    await emit(space, {
-      eventType: 'START',
-      eventTime: '2026-11-28T02:00:00.000Z',
-      runId,
-      job: 'dbt.orders',
-      inputs: [source],
-    });
-    await emit(space, {
-      eventType: 'RUNNING',
-      eventTime: '2026-11-28T02:01:00.000Z',
-      runId,
-      job: 'dbt.orders',
-    });
+    await send(airflow(setup, { eventType: 'COMPLETE', eventTime: '2026-11-28T02:05:00.000Z', runId }));
+    await send(airflow(setup, { eventType: 'START', eventTime: '2026-11-28T02:00:00.000Z', runId }));
+    await send(airflow(setup, { eventType: 'RUNNING', eventTime: '2026-11-28T02:01:00.000Z', runId }));
+    const target = await productNamed(space, 'shop.public.orders');
     const [job] = (await jobsOf(space)).items;
     const [run] = (await runsOf(space, job.id)).items;
     expect(run).toMatchObject({
@@ -290,72 +273,66 @@ describe('lineage runs (OpenLineage run health)', () => {
       ended_at: '2026-11-28T02:05:00.000Z',
       duration_ms: 300_000,
       error_message: null,
-      input_product_ids: [source.id],
-      output_product_ids: [target.id],
       first_event_time: '2026-11-28T02:00:00.000Z',
+      last_event_time: '2026-11-28T02:05:00.000Z',
     });
 
     // A failure of an earlier run arriving after the job completed raises nothing: the job is past it.
-    await emit(space, {
-      eventType: 'FAIL',
-      eventTime: '2026-11-28T01:00:00.000Z',
-      runId: randomUUID(),
-      job: 'dbt.orders',
-      outputs: [target],
-      errorMessage: 'late news',
-    });
+    await send(
+      airflow(setup, { eventType: 'FAIL', eventTime: '2026-11-28T01:00:00.000Z', runId: randomUUID() }),
+    );
     expect(await alertsOf(space, target)).toEqual([]);
-    expect((await jobsOf(space)).items[0].latest_run).toMatchObject({ run_id: runId, state: 'COMPLETE' });
+    const after = await jobsOf(space);
+    expect(after.items[0].latest_run).toMatchObject({ run_id: runId, state: 'COMPLETE' });
+    expect((await runsOf(space, job.id)).total).toBe(2);
   });
 
-  it('turns dataQualityAssertions into runs of a pushed check per assertion, a failed one opening an alert', async () => {
-    const { space, source, target } = await setUp();
-    const runId = randomUUID();
-    await emit(space, {
-      eventType: 'COMPLETE',
-      eventTime: '2026-11-28T05:00:00.000Z',
-      runId,
-      job: 'ge.validate_orders',
-      inputs: [source],
-      assertions: [
-        { product: source, assertion: 'not_null', column: 'order_id', success: true },
-        { product: source, assertion: 'row_count_between', success: false },
-      ],
-    });
-    await emit(space, {
-      eventType: 'COMPLETE',
-      eventTime: '2026-11-28T06:00:00.000Z',
-      runId: randomUUID(),
-      job: 'ge.validate_orders',
-      inputs: [source],
-      assertions: [{ product: source, assertion: 'not_null', column: 'order_id', success: false }],
-    });
+  it("turns a dbt model's dataQualityAssertions into runs of a pushed check per assertion", async () => {
+    const space = await createSpace(t.http, admin);
+    await addMember(t.http, admin, space, viewer, 'viewer');
+    const datasets = uniqueNamespace('postgres://analytics');
+    const jobs = uniqueNamespace('dbt');
+    await mapNamespaces(t.http, admin, space, [
+      { namespace: datasets, create_products: true },
+      { namespace: jobs, create_products: false },
+    ]);
+    await send(
+      olEvent('dbt-model-complete', { 'dbt-analytics': jobs, 'postgres://analytics-db:5432': datasets }),
+    );
+    const customers = await productNamed(space, 'jaffle_shop.staging.stg_customers');
+    const output = await productNamed(space, 'jaffle_shop.analytics.customers');
 
     const checks = await t.http
       .get(`${API}/spaces/${space.slug}/quality/checks`)
-      .query({ product_id: source.id })
+      .query({ product_id: customers.id })
       .set(bearer(viewer));
     expect(checks.status).toBe(200);
     const byName = new Map<string, CheckItem>(checks.body.items.map((c: CheckItem) => [c.name, c]));
-    expect([...byName.keys()].sort()).toEqual(['not_null (order_id)', 'row_count_between']);
-    expect(byName.get('not_null (order_id)')).toMatchObject({ check_type: 'custom', last_status: 'failed' });
-    expect(byName.get('row_count_between')).toMatchObject({ check_type: 'custom', last_status: 'failed' });
+    expect([...byName.keys()].sort()).toEqual(['not_null (customer_id)', 'unique (customer_id)']);
+    expect(byName.get('not_null (customer_id)')).toMatchObject({
+      check_type: 'custom',
+      last_status: 'passed',
+    });
+    expect(byName.get('unique (customer_id)')).toMatchObject({ check_type: 'custom', last_status: 'failed' });
 
     const runs = await t.http
-      .get(`${API}/spaces/${space.slug}/quality/checks/${byName.get('not_null (order_id)')!.id}/runs`)
+      .get(`${API}/spaces/${space.slug}/quality/checks/${byName.get('unique (customer_id)')!.id}/runs`)
       .set(bearer(viewer));
     expect(runs.status).toBe(200);
-    expect(runs.body.items.map((r: { status: string }) => r.status).sort()).toEqual(['failed', 'passed']);
+    expect(runs.body.items).toEqual([expect.objectContaining({ status: 'failed', source: 'pushed' })]);
 
-    const alerts = await alertsOf(space, source);
-    expect(alerts.map((a) => a.alert_type)).toEqual(['quality_check_failed', 'quality_check_failed']);
-    expect(await alertsOf(space, target)).toEqual([]);
+    const alerts = await alertsOf(space, customers);
+    expect(alerts).toEqual([expect.objectContaining({ alert_type: 'quality_check_failed', status: 'open' })]);
+    expect(await alertsOf(space, output)).toEqual([]);
+    const [job] = (await jobsOf(space)).items;
+    expect(job.latest_run).toMatchObject({ state: 'COMPLETE', started_at: null, duration_ms: null });
   });
 
   it('delivers lineage.run_failed to a subscribed webhook', async () => {
     const receiver = await startWebhookReceiver();
     try {
-      const { space, target } = await setUp();
+      const setup = await setUp();
+      const { space } = setup;
       const hook = await t.http
         .post(`${API}/spaces/${space.slug}/webhooks`)
         .set(bearer(admin))
@@ -366,25 +343,27 @@ describe('lineage runs (OpenLineage run health)', () => {
       expect(lineage.event_types).toEqual([{ name: 'lineage.run_failed', description: expect.any(String) }]);
 
       const runId = randomUUID();
-      await emit(space, {
-        eventType: 'ABORT',
-        eventTime: '2026-11-28T05:30:00.000Z',
-        runId,
-        job: 'spark.compact',
-        outputs: [target],
-        errorMessage: 'cancelled by operator',
-      });
+      await send(
+        airflow(setup, {
+          eventType: 'ABORT',
+          eventTime: '2026-11-28T05:30:00.000Z',
+          runId,
+          job: 'spark.compact',
+          errorMessage: 'cancelled by operator',
+        }),
+      );
       await t.app.get(OutboxDispatcher).drain();
       await t.app.get(JobRunner).drain();
       const [request] = await receiver.waitForCount(1);
       const body = JSON.parse(request.body) as { type: string; data: Record<string, unknown> };
+      const target = await productNamed(space, 'shop.public.orders');
       const [alert] = await alertsOf(space, target);
       expect(alert).toMatchObject({ severity: 'medium', alert_type: 'anomaly' });
       expect(body).toMatchObject({
         type: 'lineage.run_failed',
         data: {
           space_id: space.id,
-          job_namespace: 'airflow://etl',
+          job_namespace: setup.jobs,
           job_name: 'spark.compact',
           run_id: runId,
           state: 'ABORT',
@@ -399,31 +378,26 @@ describe('lineage runs (OpenLineage run health)', () => {
   });
 
   it('answers 404 for a job or a product of another space, and to non-members', async () => {
-    const { space, target } = await setUp();
+    const setup = await setUp();
     const other = await setUp();
-    await emit(other.space, {
-      eventType: 'START',
-      eventTime: '2026-11-28T05:00:00.000Z',
-      runId: randomUUID(),
-      job: 'elsewhere',
-      outputs: [other.target],
-    });
+    await send(
+      airflow(other, { eventType: 'START', eventTime: '2026-11-28T05:00:00.000Z', runId: randomUUID() }),
+    );
     const [foreignJob] = (await jobsOf(other.space)).items;
+    const foreignProduct = await productNamed(other.space, 'shop.public.orders');
+    const { space } = setup;
     expectProblem(
       await t.http.get(`${API}/spaces/${space.slug}/lineage/jobs/${foreignJob.id}/runs`).set(bearer(admin)),
       404,
     );
     expectProblem(
       await t.http
-        .get(`${API}/catalog/spaces/${space.slug}/products/${other.target.id}/runs`)
+        .get(`${API}/catalog/spaces/${space.slug}/products/${foreignProduct.id}/runs`)
         .set(bearer(admin)),
       404,
     );
     const outsider = await createUser(t.http);
     expectProblem(await t.http.get(`${API}/spaces/${space.slug}/lineage/jobs`).set(bearer(outsider)), 404);
-    const empty = await t.http
-      .get(`${API}/catalog/spaces/${space.slug}/products/${target.id}/runs`)
-      .set(bearer(viewer));
-    expect(empty.body).toEqual({ items: [], total: 0 });
+    expect(await jobsOf(space)).toEqual({ items: [], total: 0 });
   });
 });
