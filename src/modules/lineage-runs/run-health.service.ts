@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { OutboxService } from '../../platform/outbox/outbox.service';
@@ -83,15 +84,32 @@ export class RunHealthService extends RunHealthPort {
       eventTime: event.eventTime,
       errorMessage: event.errorMessage?.message ?? null,
     });
-    // A runId names one run: its job is the one of its first event.
-    const run = existing ?? runs.create({ spaceId: event.spaceId, jobId, runId: event.runId });
-    Object.assign(run, fold, { durationMs: runDurationMs(fold) });
-    if (event.parent && !run.parentRunId) {
-      run.parentRunId = event.parent.runId;
-      run.parentJobNamespace = event.parent.job.namespace;
-      run.parentJobName = event.parent.job.name;
+    const parent =
+      event.parent && !existing?.parentRunId
+        ? {
+            parentRunId: event.parent.runId,
+            parentJobNamespace: event.parent.job.namespace,
+            parentJobName: event.parent.job.name,
+          }
+        : {};
+    const changes = { ...fold, durationMs: runDurationMs(fold), ...parent };
+    if (existing) {
+      await runs.update(existing.id, changes);
+      return { run: Object.assign(existing, changes), previous };
     }
-    return { run: await runs.save(run), previous };
+    // A runId names one run: its job is the one of its first event.
+    const run = runs.create({
+      id: randomUUID(),
+      spaceId: event.spaceId,
+      jobId,
+      runId: event.runId,
+      parentRunId: null,
+      parentJobNamespace: null,
+      parentJobName: null,
+      ...changes,
+    });
+    await runs.insert(run);
+    return { run, previous };
   }
 
   /**
