@@ -96,19 +96,20 @@ export class LineageRunsQueries {
     );
   }
 
-  /** Records which products the run read or wrote (once each). */
+  /** Records which products the run read and wrote (once each), in one statement. */
   async addDatasets(
     em: EntityManager,
     runPk: string,
-    direction: RunDatasetDirection,
-    productIds: string[],
+    inputIds: string[],
+    outputIds: string[],
   ): Promise<void> {
-    if (!productIds.length) return;
+    if (!inputIds.length && !outputIds.length) return;
     await em.query(
       `INSERT INTO lineage_run_datasets (lineage_run_id, direction, product_id)
-       SELECT $1, $2, p FROM unnest($3::uuid[]) AS p
+       SELECT $1::uuid, 'input', p FROM unnest($2::uuid[]) AS p
+       UNION ALL SELECT $1::uuid, 'output', p FROM unnest($3::uuid[]) AS p
        ON CONFLICT DO NOTHING`,
-      [runPk, direction, productIds],
+      [runPk, inputIds, outputIds],
     );
   }
 

@@ -41,13 +41,7 @@ export class RunHealthService extends RunHealthPort {
     await this.queries.addDatasets(
       em,
       run.id,
-      'input',
       event.inputs.map((d) => d.productId),
-    );
-    await this.queries.addDatasets(
-      em,
-      run.id,
-      'output',
       event.outputs.map((d) => d.productId),
     );
     await this.queries.moveJobLatest(em, run.jobId, run.id, run.lastEventTime);
