@@ -255,6 +255,12 @@ describe('lineage runs (OpenLineage run health, over the ingestion endpoint)', (
       expect.objectContaining({ run_id: later, state: 'COMPLETE', error_message: null }),
       expect.objectContaining({ run_id: failed, state: 'FAIL', error_message: 'retry gave up' }),
     ]);
+    const second = await t.http
+      .get(`${API}/catalog/spaces/${space.slug}/products/${target.id}/runs`)
+      .query({ skip: 1, limit: 1 })
+      .set(bearer(viewer));
+    expect(second.status).toBe(200);
+    expect(second.body).toEqual({ total: 2, items: [expect.objectContaining({ run_id: failed })] });
   });
 
   it('converges when the events of a run arrive out of order', async () => {
