@@ -24,6 +24,7 @@ export const API_ROOTS = new Set([
   'issues',
   'metrics',
   'notifications',
+  'openlineage',
   'preferences',
   'query',
   'quality',

@@ -18,6 +18,8 @@ export interface ColumnEdgeRow {
   downstream_id: string;
   upstream_column: string;
   downstream_column: string;
+  job_namespace: string | null;
+  job_name: string | null;
 }
 
 /**
@@ -88,10 +90,33 @@ export class LineageQueries {
     return graph;
   }
 
+  /** Every edge between two of `ids`, with its job (the primary key, upstream_id first). */
+  async edgesWithin(em: EntityManager, ids: string[]): Promise<GraphEdgeRow[]> {
+    const rows = (await em.query(
+      `SELECT upstream_id, downstream_id, job_namespace, job_name FROM lineage_edges
+        WHERE upstream_id = ANY($1::uuid[]) AND downstream_id = ANY($1::uuid[])`,
+      [ids],
+    )) as {
+      upstream_id: string;
+      downstream_id: string;
+      job_namespace: string | null;
+      job_name: string | null;
+    }[];
+    return rows.map((row) => ({
+      upstream_id: row.upstream_id,
+      downstream_id: row.downstream_id,
+      job:
+        row.job_namespace !== null && row.job_name !== null
+          ? { namespace: row.job_namespace, name: row.job_name }
+          : null,
+    }));
+  }
+
   /** Column lineage between any two of `ids` (downstream first: the primary key's order). */
   async columnEdgesWithin(em: EntityManager, ids: string[]): Promise<ColumnEdgeRow[]> {
     return (await em.query(
-      `SELECT upstream_id, downstream_id, upstream_column, downstream_column FROM lineage_column_edges
+      `SELECT upstream_id, downstream_id, upstream_column, downstream_column, job_namespace, job_name
+         FROM lineage_column_edges
         WHERE downstream_id = ANY($1::uuid[]) AND upstream_id = ANY($1::uuid[])
         ORDER BY downstream_id, downstream_column, upstream_column`,
       [ids],

@@ -152,6 +152,31 @@ export class LineageService {
   // For OpenLineage ingestion, in the caller's transaction.
 
   /**
+   * The lineage recorded among these products, each edge and column edge
+   * keyed `upstream>downstream` (column edges `upstream.column>downstream.column`)
+   * with the job that last recorded it: what recordJobLineage would change.
+   */
+  async recordedAmong(
+    em: EntityManager,
+    productIds: string[],
+  ): Promise<Map<string, { namespace: string; name: string } | null>> {
+    const known = new Map<string, { namespace: string; name: string } | null>();
+    if (!productIds.length) return known;
+    for (const edge of await this.queries.edgesWithin(em, productIds)) {
+      known.set(`${edge.upstream_id}>${edge.downstream_id}`, edge.job);
+    }
+    for (const row of await this.queries.columnEdgesWithin(em, productIds)) {
+      known.set(
+        columnEdgeKey(row.upstream_id, row.upstream_column, row.downstream_id, row.downstream_column),
+        row.job_namespace !== null && row.job_name !== null
+          ? { namespace: row.job_namespace, name: row.job_name }
+          : null,
+      );
+    }
+    return known;
+  }
+
+  /**
    * Records the lineage one job run (or job) reports: an edge from each
    * upstream to each downstream product, carrying the job (an existing edge
    * takes the job too), and column lineage. An edge that would close a cycle,
@@ -269,4 +294,14 @@ export class LineageService {
     const pairs = await this.queries.ancestorPairsWithin(em, ids);
     return pickMostUpstream(ids, pairs);
   }
+}
+
+/** The key recordedAmong gives a column edge. */
+export function columnEdgeKey(
+  upstreamId: string,
+  upstreamColumn: string,
+  downstreamId: string,
+  downstreamColumn: string,
+) {
+  return `${upstreamId}.${upstreamColumn}>${downstreamId}.${downstreamColumn}`;
 }

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { OutboxService } from '../../platform/outbox/outbox.service';
-import { LineageService } from '../catalog/lineage.service';
+import { columnEdgeKey, LineageService } from '../catalog/lineage.service';
 import { datasetKey, ProductDirectoryService } from '../catalog/product-directory.service';
 import { ProductsService } from '../catalog/products.service';
 import {
@@ -22,6 +22,24 @@ import {
 } from './openlineage-event';
 import { ClaimedEventRow } from './openlineage.queries';
 import { diffColumns } from './schema-diff';
+
+type Job = { namespace: string; name: string };
+
+/**
+ * What a batch already knows, read once per space for all its events: the
+ * products of its datasets, their columns, and the lineage among them. The
+ * steady state (runs repeating known lineage) then writes nothing but runs.
+ */
+export class BatchContext {
+  readonly spaces = new Map<
+    string,
+    { products: Map<string, string>; columns: Map<string, ColumnList>; lineage: Map<string, Job | null> }
+  >();
+
+  constructor(readonly rows: ClaimedEventRow[]) {}
+}
+
+type ColumnList = { name: string; type: string | null }[];
 
 /** What applying one event left out, kept on its raw row. */
 export interface ApplyOutcome {
@@ -52,7 +70,7 @@ export class OpenLineageApplier {
     private readonly outbox: OutboxService,
   ) {}
 
-  async apply(em: EntityManager, row: ClaimedEventRow): Promise<ApplyOutcome | null> {
+  async apply(em: EntityManager, row: ClaimedEventRow, batch: BatchContext): Promise<ApplyOutcome | null> {
     const event = row.payload as unknown as OlEvent;
     const outcome: ApplyOutcome = { skipped_edges: [], unmatched_datasets: [] };
     const mapped = await this.mappings.spacesFor(em, namespacesOf(event));
@@ -62,7 +80,7 @@ export class OpenLineageApplier {
         const mapping = spaces.find((space) => space.spaceId === spaceId);
         if (mapping) createIn.set(namespace, mapping.createProducts);
       }
-      await this.applyToSpace(em, row, event, spaceId, createIn, outcome);
+      await this.applyToSpace(em, row, event, spaceId, createIn, outcome, batch);
     }
     return outcome.skipped_edges.length || outcome.unmatched_datasets.length ? outcome : null;
   }
@@ -74,16 +92,13 @@ export class OpenLineageApplier {
     spaceId: string,
     createIn: Map<string, boolean>,
     outcome: ApplyOutcome,
+    batch: BatchContext,
   ): Promise<void> {
     const eventTime = new Date(event.eventTime);
     const inSpace = (dataset: { namespace: string }) => createIn.has(dataset.namespace);
     const datasets = datasetsOf(event).filter(inSpace);
-    const lineageInputs = datasets.flatMap((dataset) =>
-      Object.values((dataset.facets?.columnLineage as ColumnLineageFacet | undefined)?.fields ?? {}).flatMap(
-        (entry) => entry.inputFields.filter(inSpace),
-      ),
-    );
-    const products = await this.directory.datasetProducts(em, spaceId, [...datasets, ...lineageInputs]);
+    const known = await this.knownIn(em, spaceId, batch);
+    const products = known.products;
     for (const dataset of datasets) {
       const key = datasetKey(dataset);
       if (products.has(key)) continue;
@@ -101,6 +116,7 @@ export class OpenLineageApplier {
         identity: { namespace: dataset.namespace, name: dataset.name },
       });
       products.set(key, product.id);
+      known.columns.delete(product.id);
     }
     const resolve = (dataset: OlDataset): ResolvedDataset | null => {
       const productId = products.get(datasetKey(dataset));
@@ -112,8 +128,9 @@ export class OpenLineageApplier {
     for (const dataset of datasets) {
       const schema = dataset.facets?.schema as { fields: SchemaField[] } | undefined;
       const productId = products.get(datasetKey(dataset));
-      if (schema && productId)
-        await this.setColumns(em, row, event, spaceId, productId, schema.fields, eventTime);
+      if (schema && productId) {
+        await this.setColumns(em, row, event, spaceId, productId, schema.fields, eventTime, known.columns);
+      }
     }
 
     if (event.job && (inputs.length || outputs.length)) {
@@ -134,17 +151,35 @@ export class OpenLineageApplier {
         outputs.map((output) => ({ upstreamId: input.productId, downstreamId: output.productId })),
       );
       // Column lineage implies the table-level edge it runs along.
-      for (const column of columns)
+      for (const column of columns) {
         edges.push({ upstreamId: column.upstreamId, downstreamId: column.downstreamId });
-      const { skipped } = await this.lineage.recordJobLineage(
-        em,
-        spaceId,
-        row.actor_user_id,
-        event.job,
-        edges,
-        columns,
-      );
-      outcome.skipped_edges.push(...skipped.map((edge) => ({ space_id: spaceId, ...edge })));
+      }
+      const job = event.job;
+      const sameJob = (key: string) => {
+        const recorded = known.lineage.get(key);
+        return !!recorded && recorded.namespace === job.namespace && recorded.name === job.name;
+      };
+      const columnKey = (c: (typeof columns)[number]) =>
+        columnEdgeKey(c.upstreamId, c.upstreamColumn, c.downstreamId, c.downstreamColumn);
+      const newEdges = edges.filter((edge) => !sameJob(`${edge.upstreamId}>${edge.downstreamId}`));
+      const newColumns = columns.filter((column) => !sameJob(columnKey(column)));
+      if (newEdges.length || newColumns.length) {
+        const { skipped } = await this.lineage.recordJobLineage(
+          em,
+          spaceId,
+          row.actor_user_id,
+          job,
+          newEdges,
+          newColumns,
+        );
+        const refused = new Set(skipped.map((edge) => `${edge.upstream_id}>${edge.downstream_id}`));
+        for (const edge of newEdges) {
+          const key = `${edge.upstreamId}>${edge.downstreamId}`;
+          if (!refused.has(key)) known.lineage.set(key, job);
+        }
+        for (const column of newColumns) known.lineage.set(columnKey(column), job);
+        outcome.skipped_edges.push(...skipped.map((edge) => ({ space_id: spaceId, ...edge })));
+      }
     }
 
     if (row.kind === 'run' && event.run && event.job) {
@@ -176,6 +211,38 @@ export class OpenLineageApplier {
     }
   }
 
+  /** The batch's datasets in the space: their products, columns and lineage, read on first use. */
+  private async knownIn(em: EntityManager, spaceId: string, batch: BatchContext) {
+    const cached = batch.spaces.get(spaceId);
+    if (cached) return cached;
+    const identities = batch.rows
+      .filter((row) => row.space_ids.includes(spaceId))
+      .flatMap((row) => {
+        const event = row.payload as unknown as OlEvent;
+        const datasets = datasetsOf(event);
+        return [
+          ...datasets,
+          ...datasets.flatMap((dataset) =>
+            Object.values(
+              (dataset.facets?.columnLineage as ColumnLineageFacet | undefined)?.fields ?? {},
+            ).flatMap((entry) => entry.inputFields),
+          ),
+        ];
+      });
+    const unique = [
+      ...new Map(identities.map((i) => [datasetKey(i), { namespace: i.namespace, name: i.name }])).values(),
+    ];
+    const products = await this.directory.datasetProducts(em, spaceId, unique);
+    const ids = [...new Set(products.values())];
+    const known = {
+      products,
+      columns: await this.directory.datasetColumns(em, spaceId, ids),
+      lineage: await this.lineage.recordedAmong(em, ids),
+    };
+    batch.spaces.set(spaceId, known);
+    return known;
+  }
+
   private async setColumns(
     em: EntityManager,
     row: ClaimedEventRow,
@@ -184,8 +251,11 @@ export class OpenLineageApplier {
     productId: string,
     fields: SchemaField[],
     eventTime: Date,
+    knownColumns: Map<string, ColumnList>,
   ): Promise<void> {
     const columns = schemaColumns(fields);
+    const current = knownColumns.get(productId);
+    if (current && sameColumns(current, columns)) return;
     const { previous, changed } = await this.products.setDatasetColumns(
       em,
       row.actor_user_id,
@@ -194,6 +264,7 @@ export class OpenLineageApplier {
       columns,
       eventTime,
     );
+    if (changed) knownColumns.set(productId, columns);
     if (!changed || previous === null) return;
     const diff = diffColumns(previous, columns);
     if (!diff.added.length && !diff.removed.length && !diff.changed.length) return;
@@ -225,6 +296,13 @@ export class OpenLineageApplier {
       },
     });
   }
+}
+
+function sameColumns(a: ColumnList, b: ColumnList): boolean {
+  return (
+    a.length === b.length &&
+    a.every((column, i) => column.name === b[i].name && (column.type ?? null) === b[i].type)
+  );
 }
 
 function isPresent<T>(value: T | null): value is T {

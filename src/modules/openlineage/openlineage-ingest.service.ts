@@ -7,6 +7,7 @@ import { SpaceAccessPort } from '../../common/permissions/space-access.port';
 import { InstanceContext } from '../../database/instance-context';
 import { Wakeup } from '../../platform/jobs/wakeup.service';
 import { NamespaceMappingsService } from './namespace-mappings.service';
+import { GroupInsert } from './group-insert';
 import { kindOf, namespacesOf, OlEvent, validateEvent } from './openlineage-event';
 import { OpenLineageQueries, StoredEventInput } from './openlineage.queries';
 
@@ -21,13 +22,16 @@ const GRANT_CACHE_MAX = 10_000;
 /**
  * The request side of OpenLineage ingestion: validate, find the spaces that
  * map the events' namespaces, check the sender may edit each, and store the
- * events in one statement. Applying them is the processor's work
+ * events in one statement (shared with the requests arriving meanwhile, see
+ * GroupInsert), acknowledged once committed. Applying them is the processor's work
  * (OpenLineageProcessor), woken once the insert commits.
  * See docs/decisions.md#openlineage-ingestion.
  */
 @Injectable()
 export class OpenLineageIngestService {
   private readonly grants = new Map<string, number>();
+  /** Per instance: its requests' events share statements (and commits) while they arrive together. */
+  private readonly writers = new Map<string, GroupInsert<StoredEventInput>>();
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
@@ -65,6 +69,7 @@ export class OpenLineageIngestService {
         event_time: event.eventTime,
         payload: event,
         space_ids: spaceIds,
+        actor_user_id: actor.userId,
       });
     }
     if (!stored.length) return { accepted: 0 };
@@ -72,9 +77,19 @@ export class OpenLineageIngestService {
     for (const spaceId of new Set(stored.flatMap((event) => event.space_ids))) {
       await this.requireEditor(actor, spaceId, mapped, events);
     }
-    await this.queries.insertEvents(em, actor.userId, stored);
+    await this.writerOf(InstanceContext.instanceId()).add(stored);
     this.wakeup.signal(null, OPENLINEAGE_TOPIC);
     return { accepted: stored.length };
+  }
+
+  private writerOf(instanceId: string): GroupInsert<StoredEventInput> {
+    let writer = this.writers.get(instanceId);
+    if (!writer) {
+      // Runs in the scope of the request that starts a group: one of this instance's.
+      writer = new GroupInsert((rows) => this.queries.insertEvents(this.dataSource.manager, rows), MAX_BATCH);
+      this.writers.set(instanceId, writer);
+    }
+    return writer;
   }
 
   private async requireEditor(

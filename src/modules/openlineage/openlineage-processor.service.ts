@@ -6,13 +6,14 @@ import {
   OnApplicationBootstrap,
   OnModuleInit,
 } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
 import { APP_CONFIG, AppConfig } from '../../config/app.config';
 import { InstanceDatabases } from '../../database/instance-databases.registry';
 import { TransactionRunner } from '../../database/transaction.runner';
 import { JobRunner } from '../../platform/jobs/job-runner.service';
 import { SerialTask } from '../../platform/jobs/serial-task';
 import { Wakeup } from '../../platform/jobs/wakeup.service';
-import { OpenLineageApplier } from './openlineage-applier.service';
+import { BatchContext, OpenLineageApplier } from './openlineage-applier.service';
 import { OPENLINEAGE_TOPIC } from './openlineage-ingest.service';
 import { OpenLineageQueries } from './openlineage.queries';
 
@@ -27,8 +28,9 @@ const DAY_MS = 86_400_000;
  * event time with FOR UPDATE SKIP LOCKED (replicas share the work) and
  * applies a batch in one transaction that also marks it processed, so a
  * crash anywhere rolls the batch back for another pass: an acknowledged
- * event is never lost, and its effects exist once. One event failing rolls
- * back to its savepoint and is retried, up to MAX_ATTEMPTS, by later passes.
+ * event is never lost, and its effects exist once. One event failing is set
+ * aside (its savepoint rolled back) and retried, up to MAX_ATTEMPTS, by later
+ * passes.
  */
 @Injectable()
 export class OpenLineageProcessor implements OnModuleInit, OnApplicationBootstrap, BeforeApplicationShutdown {
@@ -90,31 +92,52 @@ export class OpenLineageProcessor implements OnModuleInit, OnApplicationBootstra
     );
   }
 
-  /** Answers how many events were claimed. */
+  /**
+   * Answers how many events were claimed. A batch is first applied whole;
+   * if an event fails, the batch is rolled back and applied again with a
+   * savepoint per event, so that only the failing one is set aside.
+   */
   async processBatch(): Promise<number> {
-    return this.tx.run(async (em) => {
-      const rows = await this.queries.claimPending(em, BATCH);
-      const done: { id: string; outcome: object | null }[] = [];
-      for (const row of rows) {
-        await this.queries.savepoint(em);
-        try {
-          const outcome = await this.applier.apply(em, row);
-          await this.queries.releaseSavepoint(em);
-          done.push({ id: row.id, outcome });
-        } catch (error) {
-          await this.queries.rollbackToSavepoint(em);
-          const message = (error instanceof Error ? error.message : String(error)).slice(0, 2000);
-          const attempts = row.attempts + 1;
-          const givingUp = attempts >= MAX_ATTEMPTS;
-          this.logger.error(
-            `OpenLineage event ${row.id} failed (attempt ${attempts}${givingUp ? ', giving up' : ''}): ${message}`,
-          );
-          await this.queries.recordFailure(em, row.id, attempts, message, givingUp);
-        }
+    try {
+      return await this.tx.run((em) => this.applyBatch(em, false));
+    } catch (error) {
+      this.logger.warn(`OpenLineage batch failed, applying its events one by one: ${String(error)}`);
+      return this.tx.run((em) => this.applyBatch(em, true));
+    }
+  }
+
+  private async applyBatch(em: EntityManager, eventByEvent: boolean): Promise<number> {
+    // One processor at a time per database: events of a space apply in event-time order, and two
+    // processors would lock the same products and lineage in different orders (deadlocks).
+    if (!(await this.queries.tryLockProcessor(em))) return 0;
+    const rows = await this.queries.claimPending(em, BATCH);
+    const done: { id: string; outcome: object | null }[] = [];
+    let batch = new BatchContext(rows);
+    for (const row of rows) {
+      if (!eventByEvent) {
+        done.push({ id: row.id, outcome: await this.applier.apply(em, row, batch) });
+        continue;
       }
-      await this.queries.markProcessed(em, done);
-      return rows.length;
-    });
+      await this.queries.savepoint(em);
+      try {
+        const outcome = await this.applier.apply(em, row, batch);
+        await this.queries.releaseSavepoint(em);
+        done.push({ id: row.id, outcome });
+      } catch (error) {
+        await this.queries.rollbackToSavepoint(em);
+        // What the batch had learnt may include the rolled-back writes.
+        batch = new BatchContext(rows);
+        const message = (error instanceof Error ? error.message : String(error)).slice(0, 2000);
+        const attempts = row.attempts + 1;
+        const givingUp = attempts >= MAX_ATTEMPTS;
+        this.logger.error(
+          `OpenLineage event ${row.id} failed (attempt ${attempts}${givingUp ? ', giving up' : ''}): ${message}`,
+        );
+        await this.queries.recordFailure(em, row.id, attempts, message, givingUp);
+      }
+    }
+    await this.queries.markProcessed(em, done);
+    return rows.length;
   }
 
   private async prune(): Promise<void> {

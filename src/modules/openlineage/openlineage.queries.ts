@@ -9,6 +9,8 @@ export interface StoredEventInput {
   event_time: string;
   payload: unknown;
   space_ids: string[];
+  /** The API key's user it was sent as. */
+  actor_user_id: string;
 }
 
 export interface ClaimedEventRow {
@@ -27,23 +29,22 @@ export interface ClaimedEventRow {
  * and because claims need FOR UPDATE SKIP LOCKED. Claims walk the partial
  * index `openlineage_events_pending_idx` (event_time WHERE processed_at IS
  * NULL); marks and failures go by primary key; the prune by
- * `openlineage_events_received_idx`. Savepoints (no table) let one event's
- * failure roll back only its own effects within a claimed batch.
+ * `openlineage_events_received_idx`. Savepoints and the processor's advisory lock
+ * (no table, no index) let one event's failure roll back only its own
+ * effects within a claimed batch, and keep one processor per database.
  */
 @Injectable()
 export class OpenLineageQueries {
-  /** Stores the events in one statement; a run event stored before is skipped. Answers how many were new. */
-  async insertEvents(em: EntityManager, actorUserId: string, events: StoredEventInput[]): Promise<number> {
-    const rows = (await em.query(
+  /** Stores the events in one statement; a run event stored before is skipped. */
+  async insertEvents(em: EntityManager, events: StoredEventInput[]): Promise<void> {
+    await em.query(
       `INSERT INTO openlineage_events (kind, run_id, event_type, event_time, payload, actor_user_id, space_ids)
-       SELECT e->>'kind', (e->>'run_id')::uuid, e->>'event_type', (e->>'event_time')::timestamptz, e->'payload', $2::uuid,
-              ARRAY(SELECT jsonb_array_elements_text(e->'space_ids'))::uuid[]
+       SELECT e->>'kind', (e->>'run_id')::uuid, e->>'event_type', (e->>'event_time')::timestamptz, e->'payload',
+              (e->>'actor_user_id')::uuid, ARRAY(SELECT jsonb_array_elements_text(e->'space_ids'))::uuid[]
          FROM jsonb_array_elements($1::jsonb) e
-       ON CONFLICT (run_id, event_type, event_time) DO NOTHING
-       RETURNING id`,
-      [JSON.stringify(events), actorUserId],
-    )) as unknown[];
-    return rows.length;
+       ON CONFLICT (run_id, event_type, event_time) DO NOTHING`,
+      [JSON.stringify(events)],
+    );
   }
 
   /** Up to `limit` unprocessed events, oldest event time first, locked for this transaction. */
@@ -90,6 +91,16 @@ export class OpenLineageQueries {
       [before],
     )) as unknown[];
     return rows.length;
+  }
+
+  /** Whether this transaction is the one processor of the database now (an advisory lock, no table). */
+  async tryLockProcessor(em: EntityManager): Promise<boolean> {
+    const [row] = (await em.query(
+      `SELECT pg_try_advisory_xact_lock(hashtext('openlineage:processor')) AS locked`,
+    )) as {
+      locked: boolean;
+    }[];
+    return row.locked;
   }
 
   async savepoint(em: EntityManager): Promise<void> {
