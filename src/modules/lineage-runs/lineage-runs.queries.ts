@@ -57,9 +57,10 @@ const RUN_COLUMNS = `r.id, r.run_id, r.state, r.started_at, r.ended_at, r.durati
 /**
  * Run health's raw SQL: upserts and once-only inserts (INSERT … ON CONFLICT)
  * that the repository API cannot say race-free in one statement, the job's
- * latest-run move guarded by its own WHERE, and the paged reads with their
- * joins. Indexes: lineage_jobs_space_name_key (space_id, namespace, name) for
- * the job upsert and the jobs page; the lineage_jobs and lineage_runs primary
+ * latest-run move guarded by its own WHERE (in one round trip with the run's
+ * products, a data-modifying WITH), and the paged reads with their joins. Indexes: lineage_jobs_space_name_key (space_id, namespace, name) for
+ * the job upsert and the jobs page (with lineage_run_alerts_job_open_idx for
+ * its open-alerts flag); the lineage_jobs and lineage_runs primary
  * keys for single rows and the latest-run join; lineage_runs_job_time_idx
  * (job_id, first_event_time, id) for a job's runs;
  * lineage_runs_job_completed_idx (job_id, ended_at) WHERE state = 'COMPLETE'
@@ -74,42 +75,48 @@ const RUN_COLUMNS = `r.id, r.run_id, r.state, r.started_at, r.ended_at, r.durati
 export class LineageRunsQueries {
   // Writes, inside the ingestion's transaction.
 
-  /** The job's id, created when new. Touching the row locks it: events of one job apply one after the other. */
-  async upsertJob(em: EntityManager, spaceId: string, namespace: string, name: string): Promise<string> {
+  /**
+   * The job, created when new, and whether it has alerts no later run resolved yet. Touching the row locks
+   * it: events of one job apply one after the other.
+   */
+  async upsertJob(
+    em: EntityManager,
+    spaceId: string,
+    namespace: string,
+    name: string,
+  ): Promise<{ id: string; has_open_alerts: boolean }> {
     const [row] = (await em.query(
       `INSERT INTO lineage_jobs (space_id, namespace, name) VALUES ($1, $2, $3)
          ON CONFLICT (space_id, namespace, name) DO UPDATE SET updated_at = now()
-       RETURNING id`,
+       RETURNING id, EXISTS (SELECT 1 FROM lineage_run_alerts a
+                              WHERE a.job_id = lineage_jobs.id AND a.resolved_at IS NULL) AS has_open_alerts`,
       [spaceId, namespace, name],
-    )) as { id: string }[];
-    return row.id;
+    )) as { id: string; has_open_alerts: boolean }[];
+    return row;
   }
 
-  /** Makes the run the job's latest unless a run with a later last event (or the same, and a larger id) is. */
-  async moveJobLatest(em: EntityManager, jobId: string, runPk: string, lastEventTime: Date): Promise<void> {
-    await em.query(
-      `UPDATE lineage_jobs SET last_run_id = $2, last_event_time = $3
-        WHERE id = $1
-          AND (last_event_time IS NULL OR last_event_time < $3
-               OR (last_event_time = $3 AND last_run_id <= $2))`,
-      [jobId, runPk, lastEventTime],
-    );
-  }
-
-  /** Records which products the run read and wrote (once each), in one statement. */
-  async addDatasets(
+  /**
+   * In one statement: records which products the run read and wrote (once each), and makes the run its
+   * job's latest unless a run with a later last event (or the same, and a larger id) is.
+   */
+  async recordRunProgress(
     em: EntityManager,
-    runPk: string,
+    run: { id: string; jobId: string; lastEventTime: Date },
     inputIds: string[],
     outputIds: string[],
   ): Promise<void> {
-    if (!inputIds.length && !outputIds.length) return;
     await em.query(
-      `INSERT INTO lineage_run_datasets (lineage_run_id, direction, product_id)
-       SELECT $1::uuid, 'input', p FROM unnest($2::uuid[]) AS p
-       UNION ALL SELECT $1::uuid, 'output', p FROM unnest($3::uuid[]) AS p
-       ON CONFLICT DO NOTHING`,
-      [runPk, inputIds, outputIds],
+      `WITH datasets AS (
+         INSERT INTO lineage_run_datasets (lineage_run_id, direction, product_id)
+         SELECT $2::uuid, 'input', p FROM unnest($4::uuid[]) AS p
+         UNION ALL SELECT $2::uuid, 'output', p FROM unnest($5::uuid[]) AS p
+         ON CONFLICT DO NOTHING
+       )
+       UPDATE lineage_jobs SET last_run_id = $2, last_event_time = $3
+        WHERE id = $1
+          AND (last_event_time IS NULL OR last_event_time < $3
+               OR (last_event_time = $3 AND last_run_id <= $2))`,
+      [run.jobId, run.id, run.lastEventTime, inputIds, outputIds],
     );
   }
 

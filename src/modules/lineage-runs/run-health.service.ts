@@ -36,18 +36,18 @@ export class RunHealthService extends RunHealthPort {
   }
 
   async apply(em: EntityManager, event: AppliedRunEvent): Promise<void> {
-    const jobId = await this.queries.upsertJob(em, event.spaceId, event.job.namespace, event.job.name);
-    const { run, previous } = await this.foldIntoRun(em, jobId, event);
-    await this.queries.addDatasets(
+    const job = await this.queries.upsertJob(em, event.spaceId, event.job.namespace, event.job.name);
+    const { run, previous } = await this.foldIntoRun(em, job.id, event);
+    await this.queries.recordRunProgress(
       em,
-      run.id,
+      run,
       event.inputs.map((d) => d.productId),
       event.outputs.map((d) => d.productId),
     );
-    await this.queries.moveJobLatest(em, run.jobId, run.id, run.lastEventTime);
 
     if (isFailed(run.state)) await this.raiseFailure(em, event, run, previous);
-    if (event.eventType === 'COMPLETE' && run.state === 'COMPLETE' && run.endedAt) {
+    const mayHaveOpenAlerts = job.has_open_alerts || run.jobId !== job.id;
+    if (event.eventType === 'COMPLETE' && run.state === 'COMPLETE' && run.endedAt && mayHaveOpenAlerts) {
       await this.resolveEarlierFailures(em, run.jobId, run.endedAt, event.actorUserId);
     }
     await this.recordAssertions(em, event);
