@@ -49,6 +49,9 @@ export class LineageJobsController {
     summary: 'List the runs of an OpenLineage job',
     description:
       `The job's runs, the most recently begun first (by their earliest eventTime). ${RUN_ITEMS} ` +
+      'A run that turns FAIL or ABORT raises one `anomaly` alert (severity `high`, `medium` for ABORT; job, run and ' +
+      'error in `metadata`) on each of its output products, unless a later run of the job already completed, and ' +
+      'emits `lineage.run_failed`; a COMPLETE of the job resolves the alerts of failures before it. ' +
       'A job of another space answers 404. `{items, total}` with `skip`/`limit`.',
   })
   @ApiOkResponse({ type: PageOf(LineageRunResponse) })
