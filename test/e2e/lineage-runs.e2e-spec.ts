@@ -2,7 +2,15 @@ import { randomUUID } from 'node:crypto';
 import { JobRunner } from '../../src/platform/jobs/job-runner.service';
 import { OutboxDispatcher } from '../../src/platform/outbox/outbox.dispatcher';
 import { startApp, TestApp } from '../support/app';
-import { addMember, bearer, createSpace, createUser, TestSpace, TestUser } from '../support/factories';
+import {
+  addMember,
+  bearer,
+  createProduct,
+  createSpace,
+  createUser,
+  TestSpace,
+  TestUser,
+} from '../support/factories';
 import {
   applyEvents,
   createApiKey,
@@ -144,9 +152,17 @@ describe('lineage runs (OpenLineage run health, over the ingestion endpoint)', (
     const { space } = setup;
     const runId = randomUUID();
     await send(airflow(setup, { eventType: 'START', eventTime: '2026-11-28T04:00:00.000Z', runId }));
-    await send(airflow(setup, { eventType: 'FAIL', eventTime: '2026-11-28T04:02:30.000Z', runId }));
     const source = await productNamed(space, 'shop.staging.orders');
     const target = await productNamed(space, 'shop.public.orders');
+    const dashboard = await createProduct(t.http, admin, space, {
+      name: `Orders dashboard ${runId.slice(0, 6)}`,
+    });
+    const edge = await t.http
+      .post(`${API}/catalog/spaces/${space.slug}/lineage`)
+      .set(bearer(admin))
+      .send({ upstream_id: target.id, downstream_id: dashboard.id });
+    expect(edge.status).toBe(201);
+    await send(airflow(setup, { eventType: 'FAIL', eventTime: '2026-11-28T04:02:30.000Z', runId }));
 
     const jobs = await jobsOf(space);
     expect(jobs.total).toBe(1);
@@ -205,7 +221,13 @@ describe('lineage runs (OpenLineage run health, over the ingestion endpoint)', (
       .get(`${API}/spaces/${space.slug}/incidents/${alerts[0].incident_id}`)
       .set(bearer(viewer));
     expect(incident.status).toBe(200);
-    expect(incident.body).toMatchObject({ status: 'open', severity: 'high', alert_count: 1 });
+    expect(incident.body).toMatchObject({
+      status: 'open',
+      severity: 'high',
+      alert_count: 1,
+      root_product_id: target.id,
+      blast_radius_snapshot: [dashboard.name],
+    });
 
     for (const product of [source, target]) {
       const res = await t.http
