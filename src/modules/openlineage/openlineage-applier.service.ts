@@ -80,6 +80,8 @@ export class OpenLineageApplier {
         const mapping = spaces.find((space) => space.spaceId === spaceId);
         if (mapping) createIn.set(namespace, mapping.createProducts);
       }
+      // The space no longer maps any of the event's namespaces (or is gone): nothing to apply there.
+      if (!createIn.size) continue;
       await this.applyToSpace(em, row, event, spaceId, createIn, outcome, batch);
     }
     return outcome.skipped_edges.length || outcome.unmatched_datasets.length ? outcome : null;
