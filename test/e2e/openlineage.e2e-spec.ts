@@ -15,6 +15,7 @@ import {
   postEvents,
   uniqueNamespace,
 } from '../support/openlineage';
+import { fieldName, Schema, SchemaSampler } from '../support/openapi-samples';
 import { expectProblem, invalidFields } from '../support/problem';
 
 const API = '/api/v1.0';
@@ -235,11 +236,41 @@ describe('OpenLineage ingestion', () => {
         '[1].run.runId',
         '[2].producer',
         '[2].run.facets.parent.run.runId',
-        '[2].inputs[0].inputFacets.dataQualityAssertions.assertions[0].success',
-        '[2].outputs[0].facets.schema.fields[1].name',
+        '[2].inputs.0.inputFacets.dataQualityAssertions.assertions.0.success',
+        '[2].outputs.0.facets.schema.fields.1.name',
       ].sort(),
     );
     expect(await storedCount(good.run.runId)).toBe(0);
+  });
+
+  it('answers 422 naming each required member of each event kind when it is left out (the documented schemas)', async () => {
+    const document = (await t.http.get(`${API}/openapi.json`)).body as {
+      components: { schemas: Record<string, Schema> };
+    };
+    const sampler = new SchemaSampler(document.components.schemas, {});
+    const walked: string[] = [];
+    for (const kind of ['OpenLineageRunEvent', 'OpenLineageJobEvent', 'OpenLineageDatasetEvent']) {
+      const schema = { $ref: `#/components/schemas/${kind}` };
+      expect((await postEvents(t, editorKey, sampler.sample(schema))).status).toBe(201);
+      for (const path of sampler.requiredPaths(schema)) {
+        const res = await postEvents(t, editorKey, sampler.without(schema, path));
+        const field = fieldName(path);
+        walked.push(`${kind} ${field}`);
+        expect([res.status, invalidFields(res), res.body.errors?.[0]?.message]).toEqual([
+          422,
+          [field],
+          `${field} is required.`,
+        ]);
+      }
+    }
+    expect(walked).toEqual(
+      expect.arrayContaining([
+        'OpenLineageRunEvent run.runId',
+        'OpenLineageRunEvent job.namespace',
+        'OpenLineageJobEvent job.name',
+        'OpenLineageDatasetEvent dataset.namespace',
+      ]),
+    );
   });
 
   it('keeps unknown facets and takes a batch; a run event sent twice is stored and applied once', async () => {

@@ -29,13 +29,16 @@ describe('OpenLineage event checks', () => {
     ).toEqual([]);
   });
 
-  it('tells the kind by the schema URL, RunEvent by default', () => {
+  it('tells the kind by the schema URL, RunEvent by default, and by the shape without one', () => {
     expect(
       kindOf({ schemaURL: 'https://openlineage.io/spec/1-0-5/OpenLineage.json#/definitions/RunEvent' }),
     ).toBe('run');
     expect(kindOf({ schemaURL: 'x#/$defs/JobEvent' })).toBe('job');
     expect(kindOf({ schemaURL: 'x#/$defs/DatasetEvent' })).toBe('dataset');
     expect(kindOf({})).toBe('run');
+    expect(kindOf({ job: {} })).toBe('job');
+    expect(kindOf({ job: {}, run: {} })).toBe('run');
+    expect(kindOf({ dataset: {} })).toBe('dataset');
   });
 
   it('names each missing or malformed field, with a prefix in a batch', () => {
@@ -91,10 +94,10 @@ describe('OpenLineage event checks', () => {
         'run.facets.errorMessage.message',
         'run.facets.parent.run.runId',
         'run.facets.parent.job.name',
-        'outputs[0].facets.schema.fields[0].fields[0].name',
-        'outputs[0].facets.columnLineage.fields.a.inputFields[0].field',
-        'outputs[0].facets.dataSource.uri',
-        'inputs[0].inputFacets.dataQualityAssertions.assertions[0].assertion',
+        'outputs.0.facets.schema.fields.0.fields.0.name',
+        'outputs.0.facets.columnLineage.fields.a.inputFields.0.field',
+        'outputs.0.facets.dataSource.uri',
+        'inputs.0.inputFacets.dataQualityAssertions.assertions.0.assertion',
       ].sort(),
     );
   });

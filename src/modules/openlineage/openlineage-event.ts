@@ -47,18 +47,30 @@ export interface SchemaField {
   fields?: SchemaField[];
 }
 
-/** What one valid event is, by its `schemaURL` (`…#/$defs/JobEvent`, `…#/$defs/DatasetEvent`, else a RunEvent). */
+/**
+ * What an event is, by its `schemaURL` (`…#/$defs/JobEvent`,
+ * `…#/$defs/DatasetEvent`, else a RunEvent); without one, by its shape (a
+ * `run`, a `dataset`, else a job), so that the missing URL is the one error.
+ */
 export function kindOf(event: Json): OpenLineageEventKind {
-  const url = typeof event.schemaURL === 'string' ? event.schemaURL : '';
-  if (/JobEvent$/.test(url)) return 'job';
-  if (/DatasetEvent$/.test(url)) return 'dataset';
-  return 'run';
+  if (typeof event.schemaURL === 'string' && event.schemaURL) {
+    if (/JobEvent$/.test(event.schemaURL)) return 'job';
+    if (/DatasetEvent$/.test(event.schemaURL)) return 'dataset';
+    return 'run';
+  }
+  if (event.run !== undefined) return 'run';
+  if (event.dataset !== undefined) return 'dataset';
+  return event.job !== undefined ? 'job' : 'run';
 }
 
 const isObject = (value: unknown): value is Json =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
-/** Checks one event; field names start with `prefix` (`[2].` inside a batch). */
+/**
+ * Checks one event. Field names are dotted paths as in every other 422 of
+ * the API (`inputs.0.namespace`); inside a batch they start with the event's
+ * index (`[2].run.runId`).
+ */
 export function validateEvent(value: unknown, prefix = ''): FieldError[] {
   const errors: FieldError[] = [];
   const at = (path: string) => prefix + path;
@@ -113,7 +125,7 @@ export function validateEvent(value: unknown, prefix = ''): FieldError[] {
       continue;
     }
     (value[side] as unknown[]).forEach((item, index) => {
-      const path = `${side}[${index}]`;
+      const path = `${side}.${index}`;
       if (!isObject(item)) errors.push({ field: at(path), message: `${at(path)} must be an object.` });
       else check.dataset(item, path);
     });
@@ -218,7 +230,7 @@ class Checker {
   schemaFields(owner: Json, path: string): void {
     const fields = this.array(owner, 'fields', path, true);
     fields?.forEach((item, index) => {
-      const itemPath = `${path}.fields[${index}]`;
+      const itemPath = `${path}.fields.${index}`;
       if (!isObject(item)) {
         this.errors.push({ field: this.at(itemPath), message: `${this.at(itemPath)} must be an object.` });
         return;
@@ -241,7 +253,7 @@ class Checker {
       }
       const inputs = this.array(entry, 'inputFields', entryPath, true);
       inputs?.forEach((input, index) => {
-        const inputPath = `${entryPath}.inputFields[${index}]`;
+        const inputPath = `${entryPath}.inputFields.${index}`;
         if (!isObject(input)) {
           this.errors.push({
             field: this.at(inputPath),
@@ -259,7 +271,7 @@ class Checker {
   assertions(owner: Json, path: string): void {
     const assertions = this.array(owner, 'assertions', path, true);
     assertions?.forEach((item, index) => {
-      const itemPath = `${path}.assertions[${index}]`;
+      const itemPath = `${path}.assertions.${index}`;
       if (!isObject(item)) {
         this.errors.push({ field: this.at(itemPath), message: `${this.at(itemPath)} must be an object.` });
         return;

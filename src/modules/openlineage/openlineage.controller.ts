@@ -53,7 +53,7 @@ export class OpenLineageController {
   })
   @ApiBody({
     schema: {
-      oneOf: [...EVENT_SCHEMAS, { type: 'array', maxItems: MAX_BATCH, items: { oneOf: EVENT_SCHEMAS } }],
+      anyOf: [...EVENT_SCHEMAS, { type: 'array', maxItems: MAX_BATCH, items: { anyOf: EVENT_SCHEMAS } }],
     },
   })
   @ApiCreatedResponse({ type: OpenLineageAcceptedResponse, description: 'Stored (or nothing to store).' })

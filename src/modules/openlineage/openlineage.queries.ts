@@ -52,7 +52,7 @@ export class OpenLineageQueries {
     return (await em.query(
       `SELECT id, kind, payload, actor_user_id, space_ids, attempts FROM openlineage_events
         WHERE processed_at IS NULL
-        ORDER BY event_time, received_at
+        ORDER BY event_time
         LIMIT $1 FOR UPDATE SKIP LOCKED`,
       [limit],
     )) as ClaimedEventRow[];

@@ -61,6 +61,10 @@ export class OpenLineageDataset {
   outputFacets?: Record<string, unknown>;
 }
 
+const SCHEMA_URL =
+  'The schema the event follows; its fragment tells the kind: `…#/$defs/JobEvent`, `…#/$defs/DatasetEvent`, ' +
+  'anything else is a RunEvent.';
+
 class OpenLineageBaseEvent {
   @ApiProperty({ format: 'date-time', description: 'When the event happened, with its time zone.' })
   eventTime: string;
@@ -68,16 +72,18 @@ class OpenLineageBaseEvent {
   @ApiProperty({ format: 'uri', description: 'The software that made the event (a URI).' })
   producer: string;
 
-  @ApiProperty({
-    format: 'uri',
-    description:
-      'The schema the event follows; its fragment tells the kind: `…#/$defs/JobEvent`, `…#/$defs/DatasetEvent`, ' +
-      'anything else is a RunEvent.',
-  })
+  @ApiProperty({ format: 'uri', description: SCHEMA_URL })
   schemaURL: string;
 }
 
 export class OpenLineageRunEvent extends OpenLineageBaseEvent {
+  @ApiProperty({
+    format: 'uri',
+    example: 'https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/RunEvent',
+    description: SCHEMA_URL,
+  })
+  declare schemaURL: string;
+
   @ApiPropertyOptional({
     enum: RUN_STATES,
     enumName: 'OpenLineageEventType',
@@ -99,6 +105,13 @@ export class OpenLineageRunEvent extends OpenLineageBaseEvent {
 }
 
 export class OpenLineageJobEvent extends OpenLineageBaseEvent {
+  @ApiProperty({
+    format: 'uri',
+    example: 'https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/JobEvent',
+    description: SCHEMA_URL,
+  })
+  declare schemaURL: string;
+
   @ApiProperty({ type: OpenLineageJob })
   job: OpenLineageJob;
 
@@ -110,6 +123,13 @@ export class OpenLineageJobEvent extends OpenLineageBaseEvent {
 }
 
 export class OpenLineageDatasetEvent extends OpenLineageBaseEvent {
+  @ApiProperty({
+    format: 'uri',
+    example: 'https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/DatasetEvent',
+    description: SCHEMA_URL,
+  })
+  declare schemaURL: string;
+
   @ApiProperty({ type: OpenLineageDataset })
   dataset: OpenLineageDataset;
 }
