@@ -88,10 +88,13 @@ export class QualitySignalsService {
     em: EntityManager,
     input: PushedCheckResult,
   ): Promise<{ checkId: string; checkRunId: string; status: RunStatus; alertId: string | null }> {
-    await this.queries.lockPushedCheckName(em, input.productId, input.checkName);
     const checks = em.getRepository(Check);
+    const find = () =>
+      checks.findOneBy({ productId: input.productId, name: input.checkName, checkType: 'custom' });
+    // The lock is taken only to create: a second look under it sees a check created meanwhile.
     const check =
-      (await checks.findOneBy({ productId: input.productId, name: input.checkName, checkType: 'custom' })) ??
+      (await find()) ??
+      (await this.queries.lockPushedCheckName(em, input.productId, input.checkName).then(find)) ??
       (await checks.save(
         checks.create({
           spaceId: input.spaceId,
