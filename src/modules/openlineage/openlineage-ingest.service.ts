@@ -15,6 +15,8 @@ import { OpenLineageQueries, StoredEventInput } from './openlineage.queries';
 export const MAX_BATCH = 1_000;
 /** The wakeup topic of the event processor. */
 export const OPENLINEAGE_TOPIC = 'openlineage';
+/** Concurrent inserts per process and instance; requests arriving meanwhile join the next one. */
+const INSERTS_IN_FLIGHT = 4;
 /** How long a granted edit right is remembered per (instance, user, space). */
 const GRANT_CACHE_MS = 5_000;
 const GRANT_CACHE_MAX = 10_000;
@@ -86,7 +88,11 @@ export class OpenLineageIngestService {
     let writer = this.writers.get(instanceId);
     if (!writer) {
       // Runs in the scope of the request that starts a group: one of this instance's.
-      writer = new GroupInsert((rows) => this.queries.insertEvents(this.dataSource.manager, rows), MAX_BATCH);
+      writer = new GroupInsert(
+        (rows) => this.queries.insertEvents(this.dataSource.manager, rows),
+        MAX_BATCH,
+        INSERTS_IN_FLIGHT,
+      );
       this.writers.set(instanceId, writer);
     }
     return writer;
