@@ -22,6 +22,62 @@ export interface RunRow {
   job_name: string;
 }
 
+/** A run as run health folds it (the columns its events set). */
+export interface RunRecord {
+  id: string;
+  jobId: string;
+  runId: string;
+  state: RunState;
+  stateEventTime: Date;
+  startedAt: Date | null;
+  endedAt: Date | null;
+  durationMs: number | null;
+  errorMessage: string | null;
+  parentRunId: string | null;
+  parentJobNamespace: string | null;
+  parentJobName: string | null;
+  firstEventTime: Date;
+  lastEventTime: Date;
+}
+
+interface RunRecordRow {
+  id: string;
+  job_id: string;
+  run_id: string;
+  state: RunState;
+  state_event_time: Date;
+  started_at: Date | null;
+  ended_at: Date | null;
+  duration_ms: string | number | null;
+  error_message: string | null;
+  parent_run_id: string | null;
+  parent_job_namespace: string | null;
+  parent_job_name: string | null;
+  first_event_time: Date;
+  last_event_time: Date;
+}
+
+const date = (value: Date | string): Date => new Date(value);
+
+function toRunRecord(row: RunRecordRow): RunRecord {
+  return {
+    id: row.id,
+    jobId: row.job_id,
+    runId: row.run_id,
+    state: row.state,
+    stateEventTime: date(row.state_event_time),
+    startedAt: row.started_at === null ? null : date(row.started_at),
+    endedAt: row.ended_at === null ? null : date(row.ended_at),
+    durationMs: row.duration_ms === null ? null : Number(row.duration_ms),
+    errorMessage: row.error_message,
+    parentRunId: row.parent_run_id,
+    parentJobNamespace: row.parent_job_namespace,
+    parentJobName: row.parent_job_name,
+    firstEventTime: date(row.first_event_time),
+    lastEventTime: date(row.last_event_time),
+  };
+}
+
 export interface JobRow {
   id: string;
   namespace: string;
@@ -56,12 +112,14 @@ const RUN_COLUMNS = `r.id, r.run_id, r.state, r.started_at, r.ended_at, r.durati
 
 /**
  * Run health's raw SQL: upserts and once-only inserts (INSERT … ON CONFLICT)
- * that the repository API cannot say race-free in one statement, the job's
- * latest-run move guarded by its own WHERE (in one round trip with the run's
- * products, a data-modifying WITH), and the paged reads with their joins. Indexes: lineage_jobs_space_name_key (space_id, namespace, name) for
+ * that the repository API cannot say race-free in one statement; an event's
+ * writes (the run, its products, the job's latest run guarded by its own
+ * WHERE) in one round trip with data-modifying WITHs, as ingestion applies
+ * hundreds of events a second; and the paged reads with their joins. Indexes: lineage_jobs_space_name_key (space_id, namespace, name) for
  * the job upsert and the jobs page (with lineage_run_alerts_job_open_idx for
  * its open-alerts flag); the lineage_jobs and lineage_runs primary
- * keys for single rows and the latest-run join; lineage_runs_job_time_idx
+ * keys for single rows and the latest-run join, lineage_runs_space_run_key
+ * (space_id, run_id) for a run's lock; lineage_runs_job_time_idx
  * (job_id, first_event_time, id) for a job's runs;
  * lineage_runs_job_completed_idx (job_id, ended_at) WHERE state = 'COMPLETE'
  * for "did the job complete after this failure"; the lineage_run_datasets
@@ -95,28 +153,71 @@ export class LineageRunsQueries {
     return row;
   }
 
+  /** The run of that runId in the space, locked until the transaction ends; null when new. */
+  async lockRun(em: EntityManager, spaceId: string, runId: string): Promise<RunRecord | null> {
+    const [row] = (await em.query(
+      `SELECT id, job_id, run_id, state, state_event_time, started_at, ended_at, duration_ms, error_message,
+              parent_run_id, parent_job_namespace, parent_job_name, first_event_time, last_event_time
+         FROM lineage_runs WHERE space_id = $1 AND run_id = $2
+          FOR UPDATE`,
+      [spaceId, runId],
+    )) as RunRecordRow[];
+    return row ? toRunRecord(row) : null;
+  }
+
   /**
-   * In one statement: records which products the run read and wrote (once each), and makes the run its
-   * job's latest unless a run with a later last event (or the same, and a larger id) is.
+   * In one statement: the run inserted (when new) or updated, the products it read and wrote recorded
+   * (once each), and the run made its job's latest unless a run with a later last event (or the same, and a
+   * larger id) is.
    */
-  async recordRunProgress(
+  async writeRun(
     em: EntityManager,
-    run: { id: string; jobId: string; lastEventTime: Date },
+    spaceId: string,
+    run: RunRecord,
+    isNew: boolean,
     inputIds: string[],
     outputIds: string[],
   ): Promise<void> {
+    const write = isNew
+      ? `INSERT INTO lineage_runs (id, space_id, job_id, run_id, state, state_event_time, started_at, ended_at,
+           duration_ms, error_message, parent_run_id, parent_job_namespace, parent_job_name, first_event_time,
+           last_event_time)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15) RETURNING id`
+      : `UPDATE lineage_runs SET state = $5, state_event_time = $6, started_at = $7, ended_at = $8, duration_ms = $9,
+           error_message = $10, parent_run_id = $11, parent_job_namespace = $12, parent_job_name = $13,
+           first_event_time = $14, last_event_time = $15, updated_at = now()
+         WHERE id = $1 AND space_id = $2 AND job_id = $3 AND run_id = $4 RETURNING id`;
     await em.query(
-      `WITH datasets AS (
+      `WITH run AS (${write}),
+       datasets AS (
          INSERT INTO lineage_run_datasets (lineage_run_id, direction, product_id)
-         SELECT $2::uuid, 'input', p FROM unnest($4::uuid[]) AS p
-         UNION ALL SELECT $2::uuid, 'output', p FROM unnest($5::uuid[]) AS p
+         SELECT run.id, 'input', p FROM run, unnest($16::uuid[]) AS p
+         UNION ALL SELECT run.id, 'output', p FROM run, unnest($17::uuid[]) AS p
          ON CONFLICT DO NOTHING
        )
-       UPDATE lineage_jobs SET last_run_id = $2, last_event_time = $3
-        WHERE id = $1
-          AND (last_event_time IS NULL OR last_event_time < $3
-               OR (last_event_time = $3 AND last_run_id <= $2))`,
-      [run.jobId, run.id, run.lastEventTime, inputIds, outputIds],
+       UPDATE lineage_jobs SET last_run_id = $1, last_event_time = $15
+        WHERE id = $3
+          AND (last_event_time IS NULL OR last_event_time < $15
+               OR (last_event_time = $15 AND last_run_id <= $1))`,
+      [
+        run.id,
+        spaceId,
+        run.jobId,
+        run.runId,
+        run.state,
+        run.stateEventTime,
+        run.startedAt,
+        run.endedAt,
+        run.durationMs,
+        run.errorMessage,
+        run.parentRunId,
+        run.parentJobNamespace,
+        run.parentJobName,
+        run.firstEventTime,
+        run.lastEventTime,
+        inputIds,
+        outputIds,
+      ],
     );
   }
 

@@ -4,8 +4,7 @@ import type { EntityManager } from 'typeorm';
 import { OutboxService } from '../../platform/outbox/outbox.service';
 import { ProductDirectoryService } from '../catalog/product-directory.service';
 import { QualitySignalsService } from '../quality/quality-signals.service';
-import { LineageRun } from './entities/lineage-run.entity';
-import { LineageRunsQueries } from './lineage-runs.queries';
+import { LineageRunsQueries, RunRecord } from './lineage-runs.queries';
 import { AppliedRunEvent, RunHealthPort } from './run-event';
 import { foldRunEvent, isFailed, RunFold, runDurationMs } from './run-state';
 
@@ -38,12 +37,6 @@ export class RunHealthService extends RunHealthPort {
   async apply(em: EntityManager, event: AppliedRunEvent): Promise<void> {
     const job = await this.queries.upsertJob(em, event.spaceId, event.job.namespace, event.job.name);
     const { run, previous } = await this.foldIntoRun(em, job.id, event);
-    await this.queries.recordRunProgress(
-      em,
-      run,
-      event.inputs.map((d) => d.productId),
-      event.outputs.map((d) => d.productId),
-    );
 
     if (isFailed(run.state)) await this.raiseFailure(em, event, run, previous);
     const mayHaveOpenAlerts = job.has_open_alerts || run.jobId !== job.id;
@@ -53,27 +46,17 @@ export class RunHealthService extends RunHealthPort {
     await this.recordAssertions(em, event);
   }
 
-  /** The run after this event, locked and saved; and what it was before (null for a new run). */
+  /**
+   * The run after this event, locked and written with its products and its
+   * job's latest run; and what it was before (null for a new run).
+   */
   private async foldIntoRun(
     em: EntityManager,
     jobId: string,
     event: AppliedRunEvent,
-  ): Promise<{ run: LineageRun; previous: RunFold | null }> {
-    const runs = em.getRepository(LineageRun);
-    const existing = await runs.findOne({
-      where: { spaceId: event.spaceId, runId: event.runId },
-      lock: { mode: 'pessimistic_write' },
-    });
-    const previous: RunFold | null = existing && {
-      state: existing.state,
-      stateEventTime: existing.stateEventTime,
-      startedAt: existing.startedAt,
-      endedAt: existing.endedAt,
-      errorMessage: existing.errorMessage,
-      firstEventTime: existing.firstEventTime,
-      lastEventTime: existing.lastEventTime,
-    };
-    const fold = foldRunEvent(previous, {
+  ): Promise<{ run: RunRecord; previous: RunFold | null }> {
+    const existing = await this.queries.lockRun(em, event.spaceId, event.runId);
+    const fold = foldRunEvent(existing, {
       eventType: event.eventType,
       eventTime: event.eventTime,
       errorMessage: event.errorMessage?.message ?? null,
@@ -86,24 +69,29 @@ export class RunHealthService extends RunHealthPort {
             parentJobName: event.parent.job.name,
           }
         : {};
-    const changes = { ...fold, durationMs: runDurationMs(fold), ...parent };
-    if (existing) {
-      await runs.update(existing.id, changes);
-      return { run: Object.assign(existing, changes), previous };
-    }
     // A runId names one run: its job is the one of its first event.
-    const run = runs.create({
-      id: randomUUID(),
-      spaceId: event.spaceId,
-      jobId,
-      runId: event.runId,
-      parentRunId: null,
-      parentJobNamespace: null,
-      parentJobName: null,
-      ...changes,
-    });
-    await runs.insert(run);
-    return { run, previous };
+    const run: RunRecord = {
+      ...(existing ?? {
+        id: randomUUID(),
+        jobId,
+        runId: event.runId,
+        parentRunId: null,
+        parentJobNamespace: null,
+        parentJobName: null,
+      }),
+      ...fold,
+      durationMs: runDurationMs(fold),
+      ...parent,
+    };
+    await this.queries.writeRun(
+      em,
+      event.spaceId,
+      run,
+      !existing,
+      event.inputs.map((d) => d.productId),
+      event.outputs.map((d) => d.productId),
+    );
+    return { run, previous: existing };
   }
 
   /**
@@ -114,7 +102,7 @@ export class RunHealthService extends RunHealthPort {
   private async raiseFailure(
     em: EntityManager,
     event: AppliedRunEvent,
-    run: LineageRun,
+    run: RunRecord,
     previous: RunFold | null,
   ): Promise<void> {
     const state = run.state as 'FAIL' | 'ABORT';
