@@ -273,6 +273,23 @@ describe('OpenLineage ingestion', () => {
     );
   });
 
+  it('reads bodies up to 10 MB (413 beyond) and batches up to 1,000 events (422 beyond)', async () => {
+    const { datasets, jobs } = await mappedSpace();
+    const names = { 'my-datasource-namespace': datasets, 'my-scheduler-namespace': jobs };
+    const big = olEvent('spec-run-start', names);
+    // About 2 MB: past express's default 100 kB, well within the route's limit.
+    big.run.facets = { padding: { text: 'x'.repeat(2_000_000) } };
+    expect((await postEvents(t, editorKey, big)).status).toBe(201);
+    big.run.facets.padding.text = 'x'.repeat(11_000_000);
+    expectProblem(await postEvents(t, editorKey, big), 413);
+    const tooMany = Array.from({ length: 1_001 }, () => olEvent('spec-run-start', names));
+    const res = await postEvents(t, editorKey, tooMany);
+    expectProblem(res, 422);
+    expect(invalidFields(res)).toEqual(['body']);
+    // The stored event is applied here, not during the next test.
+    await applyEvents(t);
+  });
+
   it('keeps unknown facets and takes a batch; a run event sent twice is stored and applied once', async () => {
     const { s, datasets, jobs } = await mappedSpace();
     const names = { 'my-datasource-namespace': datasets, 'my-scheduler-namespace': jobs };

@@ -28,9 +28,10 @@ export interface ColumnEdgeRow {
  * upstream_id) index. Walks that only collect ids use UNION on the id alone,
  * so each product is visited once and the walk ends on any graph. Raw SQL
  * because the repository API has no recursive query; the per-space advisory
- * lock (no table, no index) has no repository form either. Column lineage
- * between the graph's nodes is read by the lineage_column_edges primary key
- * (downstream_id first).
+ * lock (no table, no index) has no repository form either. The edges among
+ * a set of products are read by the primary key (upstream_id first), column
+ * lineage among them by the lineage_column_edges primary key (downstream_id
+ * first).
  */
 @Injectable()
 export class LineageQueries {

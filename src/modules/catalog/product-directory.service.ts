@@ -77,16 +77,18 @@ export class ProductDirectoryService {
     productIds: string[],
   ): Promise<Map<string, { name: string; type: string | null }[]>> {
     if (!productIds.length) return new Map();
+    // Only the columns, not the whole attributes: a batch of OpenLineage events asks for hundreds of products.
     const rows = await em
       .getRepository(Product)
       .createQueryBuilder('p')
-      .select(['p.id', 'p.attributes'])
+      .select('p.id', 'id')
+      .addSelect(`p.attributes -> 'schema' -> 'columns'`, 'columns')
       .where('p.spaceId = :spaceId AND p.id IN (:...productIds)', { spaceId, productIds })
-      .getMany();
+      .getRawMany<{ id: string; columns: unknown }>();
     const found = new Map<string, { name: string; type: string | null }[]>();
     for (const row of rows) {
-      const columns = (row.attributes.schema as { columns?: unknown } | undefined)?.columns;
-      if (Array.isArray(columns)) found.set(row.id, columns as { name: string; type: string | null }[]);
+      if (Array.isArray(row.columns))
+        found.set(row.id, row.columns as { name: string; type: string | null }[]);
     }
     return found;
   }

@@ -31,8 +31,8 @@ const DAY_MS = 86_400_000;
 /**
  * Applies stored OpenLineage events in the background: woken after each
  * ingestion commits (and by a poll), it claims the oldest pending events by
- * event time with FOR UPDATE SKIP LOCKED (replicas share the work) and
- * applies a batch in one transaction that also marks it processed, so a
+ * event time with FOR UPDATE SKIP LOCKED (one processor per database at a
+ * time, by an advisory lock) and applies a batch in one transaction that also marks it processed, so a
  * crash anywhere rolls the batch back for another pass: an acknowledged
  * event is never lost, and its effects exist once. One event failing is set
  * aside (its savepoint rolled back) and retried, up to MAX_ATTEMPTS, by later
