@@ -25,6 +25,8 @@ export const TAG_DESCRIPTIONS: Record<string, string> = {
   'Issue tracker': 'Tickets of a space, their comments and links.',
   'Learning integration': 'The learning-system webhook that reports users’ AI literacy training.',
   Lineage: 'Data flows between the products of a space.',
+  'Lineage runs':
+    'Runs of OpenLineage jobs and their health: states, durations and errors, per job and per product.',
   'Metadata configuration':
     'The metadata values a space offers: criticality levels, maintenance statuses and the like.',
   Notifications: 'My notifications: list, unread counts, a live stream and read marks.',

@@ -1,11 +1,209 @@
+import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
+import { OutboxService } from '../../platform/outbox/outbox.service';
+import { ProductDirectoryService } from '../catalog/product-directory.service';
+import { QualitySignalsService } from '../quality/quality-signals.service';
+import { LineageRunsQueries, RunRecord } from './lineage-runs.queries';
 import { AppliedRunEvent, RunHealthPort } from './run-event';
+import { foldRunEvent, isFailed, RunFold, runDurationMs } from './run-state';
 
-/** Jobs and runs of OpenLineage events, and the alerts and check runs they raise. */
+/**
+ * A failed run's alert: `anomaly` (the decided alert types have no pipeline
+ * type; the job, run and error travel in `metadata`), `high` for FAIL and
+ * `medium` for ABORT (docs/decisions.md#openlineage-run-alerts).
+ */
+const RUN_ALERT_TYPE = 'anomaly';
+const RUN_ALERT_SEVERITY = { FAIL: 'high', ABORT: 'medium' } as const;
+/** Severity of a pushed check created for a `dataQualityAssertions` assertion. */
+const ASSERTION_CHECK_SEVERITY = 'medium';
+
+/**
+ * Jobs and runs of OpenLineage events, and the alerts and check runs they
+ * raise, in the ingestion's transaction. The job row is locked first (its
+ * upsert), so events of one job apply one after the other.
+ */
 @Injectable()
 export class RunHealthService extends RunHealthPort {
-  async apply(_em: EntityManager, _event: AppliedRunEvent): Promise<void> {
-    // Filled by the run-health work of issue 30.
+  constructor(
+    private readonly queries: LineageRunsQueries,
+    private readonly quality: QualitySignalsService,
+    private readonly products: ProductDirectoryService,
+    private readonly outbox: OutboxService,
+  ) {
+    super();
+  }
+
+  async apply(em: EntityManager, event: AppliedRunEvent): Promise<void> {
+    const job = await this.queries.upsertJob(em, event.spaceId, event.job.namespace, event.job.name);
+    const { run, previous } = await this.foldIntoRun(em, job.id, event);
+
+    if (isFailed(run.state)) await this.raiseFailure(em, event, run, previous);
+    const mayHaveOpenAlerts = job.has_open_alerts || run.jobId !== job.id;
+    if (event.eventType === 'COMPLETE' && run.state === 'COMPLETE' && run.endedAt && mayHaveOpenAlerts) {
+      await this.resolveEarlierFailures(em, run.jobId, run.endedAt, event.actorUserId);
+    }
+    await this.recordAssertions(em, event);
+  }
+
+  /**
+   * The run after this event, locked and written with its products and its
+   * job's latest run; and what it was before (null for a new run).
+   */
+  private async foldIntoRun(
+    em: EntityManager,
+    jobId: string,
+    event: AppliedRunEvent,
+  ): Promise<{ run: RunRecord; previous: RunFold | null }> {
+    const existing = await this.queries.lockRun(em, event.spaceId, event.runId);
+    const fold = foldRunEvent(existing, {
+      eventType: event.eventType,
+      eventTime: event.eventTime,
+      errorMessage: event.errorMessage?.message ?? null,
+    });
+    const parent =
+      event.parent && !existing?.parentRunId
+        ? {
+            parentRunId: event.parent.runId,
+            parentJobNamespace: event.parent.job.namespace,
+            parentJobName: event.parent.job.name,
+          }
+        : {};
+    // A runId names one run: its job is the one of its first event.
+    const run: RunRecord = {
+      ...(existing ?? {
+        id: randomUUID(),
+        jobId,
+        runId: event.runId,
+        parentRunId: null,
+        parentJobNamespace: null,
+        parentJobName: null,
+      }),
+      ...fold,
+      durationMs: runDurationMs(fold),
+      ...parent,
+    };
+    await this.queries.writeRun(
+      em,
+      event.spaceId,
+      run,
+      !existing,
+      event.inputs.map((d) => d.productId),
+      event.outputs.map((d) => d.productId),
+    );
+    return { run, previous: existing };
+  }
+
+  /**
+   * The run is failed (FAIL or ABORT): an alert on each output product that
+   * has none from this run yet, unless the job already completed a run after
+   * this failure; and `lineage.run_failed` when the run just turned failed.
+   */
+  private async raiseFailure(
+    em: EntityManager,
+    event: AppliedRunEvent,
+    run: RunRecord,
+    previous: RunFold | null,
+  ): Promise<void> {
+    const state = run.state as 'FAIL' | 'ABORT';
+    const failedAt = run.endedAt ?? run.stateEventTime;
+    const outputs = await this.queries.outputsOf(em, run.id);
+    const job = { namespace: event.job.namespace, name: event.job.name };
+    const alertIds: string[] = [];
+    if (!(await this.queries.completedAfter(em, run.jobId, failedAt))) {
+      const alerted = new Set(await this.queries.alertedProducts(em, run.id));
+      const names = await this.products.namesOf(
+        em,
+        outputs.filter((id) => !alerted.has(id)),
+        event.spaceId,
+      );
+      for (const product of names.sort((a, b) => a.id.localeCompare(b.id))) {
+        const verb = state === 'FAIL' ? 'failed' : 'was aborted';
+        const { alertId } = await this.quality.openAlert(em, {
+          spaceId: event.spaceId,
+          productId: product.id,
+          productName: product.name,
+          alertType: RUN_ALERT_TYPE,
+          severity: RUN_ALERT_SEVERITY[state],
+          message: `Run ${run.runId} of job ${job.namespace}/${job.name} ${verb}${run.errorMessage ? `: ${run.errorMessage}` : '.'}`,
+          metadata: {
+            source: 'openlineage',
+            job_id: run.jobId,
+            job_namespace: job.namespace,
+            job_name: job.name,
+            lineage_run_id: run.id,
+            run_id: run.runId,
+            state,
+            error_message: run.errorMessage,
+            event_time: failedAt.toISOString(),
+          },
+          actorId: event.actorUserId,
+        });
+        await this.queries.addRunAlert(em, {
+          runPk: run.id,
+          productId: product.id,
+          jobId: run.jobId,
+          alertId,
+          failedAt,
+        });
+        alertIds.push(alertId);
+      }
+    }
+    if (previous && isFailed(previous.state)) return;
+    await this.outbox.append(em, {
+      type: 'lineage.run_failed',
+      spaceId: event.spaceId,
+      actorId: event.actorUserId,
+      data: {
+        space_id: event.spaceId,
+        job_id: run.jobId,
+        job_namespace: job.namespace,
+        job_name: job.name,
+        lineage_run_id: run.id,
+        run_id: run.runId,
+        state,
+        started_at: run.startedAt?.toISOString() ?? null,
+        ended_at: run.endedAt?.toISOString() ?? null,
+        duration_ms: run.durationMs,
+        error_message: run.errorMessage,
+        output_product_ids: outputs,
+        alert_ids: alertIds,
+      },
+    });
+  }
+
+  /** A completed run resolves the alerts the job's earlier failed runs raised, as alerts resolve today. */
+  private async resolveEarlierFailures(
+    em: EntityManager,
+    jobId: string,
+    completedAt: Date,
+    actorId: string,
+  ): Promise<void> {
+    const open = await this.queries.openRunAlerts(em, jobId, completedAt);
+    if (!open.length) return;
+    await this.quality.resolveAlerts(
+      em,
+      open.map((r) => r.alert_id),
+      actorId,
+    );
+    await this.queries.markRunAlertsResolved(em, jobId, open);
+  }
+
+  /** Each `dataQualityAssertions` result becomes a run of the product's pushed check of that assertion. */
+  private async recordAssertions(em: EntityManager, event: AppliedRunEvent): Promise<void> {
+    for (const measured of event.assertions) {
+      for (const assertion of measured.assertions) {
+        await this.quality.pushCheckResult(em, {
+          spaceId: event.spaceId,
+          productId: measured.productId,
+          checkName: assertion.column ? `${assertion.assertion} (${assertion.column})` : assertion.assertion,
+          description: 'Results pushed by OpenLineage `dataQualityAssertions` facets.',
+          severity: ASSERTION_CHECK_SEVERITY,
+          passed: assertion.success,
+          message: `${assertion.success ? 'Passed' : 'Failed'} in run ${event.runId} of job ${event.job.namespace}/${event.job.name}.`,
+          actorId: event.actorUserId,
+        });
+      }
+    }
   }
 }

@@ -90,6 +90,22 @@ export class CheckRunnerService implements OnModuleInit {
     return result(run);
   }
 
+  /**
+   * Records a pushed result in the caller's transaction, for another module
+   * that already decided the caller may (OpenLineage assertions, through
+   * QualitySignalsService).
+   */
+  async recordPushed(
+    em: EntityManager,
+    check: Check,
+    passed: boolean,
+    message: string,
+    actorId: string | null,
+  ): Promise<CheckRun> {
+    const evaluation: Evaluation = { status: passed ? 'passed' : 'failed', observedValue: null, message };
+    return this.record(em, check, evaluation, 'pushed', actorId, null);
+  }
+
   /** Claims the due scheduled checks and enqueues one run each. Answers how many were enqueued. */
   async sweep(): Promise<number> {
     let total = 0;

@@ -19,6 +19,7 @@ import { Incident } from './entities/incident.entity';
 import { IncidentsController } from './incidents.controller';
 import { IncidentsService } from './incidents.service';
 import { QualityReadService } from './quality-read.service';
+import { QualitySignalsService } from './quality-signals.service';
 import { QualityQueries } from './quality.queries';
 
 /** Quality checks, alerts and correlated incidents. Tickets are linked through TicketsService (never the other way). */
@@ -38,9 +39,10 @@ import { QualityQueries } from './quality.queries';
     IncidentsService,
     AlertIngestion,
     QualityReadService,
+    QualitySignalsService,
     AlertExplanationsService,
     QualityQueries,
   ],
-  exports: [QualityReadService, AlertExplanationsService],
+  exports: [QualityReadService, QualitySignalsService, AlertExplanationsService],
 })
 export class QualityModule {}

@@ -140,6 +140,13 @@ export class QualityQueries {
     await em.query(`SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, [spaceKey]);
   }
 
+  /** Serialises find-or-create of the pushed (custom) check of one name on one product, until the transaction ends. */
+  async lockPushedCheckName(em: EntityManager, productId: string, name: string): Promise<void> {
+    await em.query(`SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, [
+      `quality-pushed-check:${productId}:${name}`,
+    ]);
+  }
+
   /**
    * One statement: the shared space lock, then the product locks in key order. (Either order is free of
    * deadlock: a holder of the exclusive space lock takes no product lock.)

@@ -72,6 +72,9 @@ export interface DomainEventMap {
   'incident.updated': IncidentEventData & { changed: string[] };
   'incident.resolved': IncidentEventData;
 
+  // OpenLineage run health.
+  'lineage.run_failed': LineageRunFailedEventData;
+
   // Attachments (of products and tickets).
   'attachment.created': AttachmentEventData;
   'attachment.deleted': AttachmentEventData & {
@@ -172,6 +175,25 @@ export interface IncidentEventData {
   alert_count: number;
   root_product_id: string | null;
   blast_radius_snapshot: string[];
+}
+
+export interface LineageRunFailedEventData {
+  space_id: string;
+  job_id: string;
+  job_namespace: string;
+  job_name: string;
+  /** Verity's id of the run (`GET /spaces/{slug}/lineage/jobs/{job_id}/runs`). */
+  lineage_run_id: string;
+  /** OpenLineage's runId. */
+  run_id: string;
+  state: 'FAIL' | 'ABORT';
+  started_at: string | null;
+  ended_at: string | null;
+  duration_ms: number | null;
+  error_message: string | null;
+  output_product_ids: string[];
+  /** The alerts raised on the output products (none when a later run of the job already completed). */
+  alert_ids: string[];
 }
 
 export interface AttachmentEventData {
@@ -312,6 +334,13 @@ export const EVENT_CATALOG = {
     scope: 'space',
   },
   'incident.resolved': { category: 'quality', description: 'An incident was resolved.', scope: 'space' },
+  'lineage.run_failed': {
+    category: 'lineage',
+    description:
+      'An OpenLineage run turned failed or aborted (a FAIL or ABORT event became its state); alerts are raised on its ' +
+      'outputs unless a later run of the job already completed.',
+    scope: 'space',
+  },
   'attachment.created': {
     category: 'attachments',
     description: 'A file was attached to a data product or a ticket.',
