@@ -285,6 +285,39 @@ describe('lineage runs (OpenLineage run health, over the ingestion endpoint)', (
     expect(second.body).toEqual({ total: 2, items: [expect.objectContaining({ run_id: failed })] });
   });
 
+  it('applies the runs of one batch as it would apply its events one by one', async () => {
+    const setup = await setUp();
+    const { space } = setup;
+    const [first, failed, later] = [randomUUID(), randomUUID(), randomUUID()];
+    const at = (minute: number) => `2026-11-28T05:${String(minute).padStart(2, '0')}:00.000Z`;
+    // One request: a run that completes, one that fails (and is reported again), one that completes later.
+    await send(
+      airflow(setup, { eventType: 'START', eventTime: at(0), runId: first }),
+      airflow(setup, { eventType: 'COMPLETE', eventTime: at(2), runId: first }),
+      airflow(setup, { eventType: 'START', eventTime: at(10), runId: failed }),
+      airflow(setup, { eventType: 'FAIL', eventTime: at(11), runId: failed, errorMessage: 'disk full' }),
+      airflow(setup, { eventType: 'RUNNING', eventTime: at(12), runId: failed }),
+      airflow(setup, { eventType: 'START', eventTime: at(20), runId: later }),
+      airflow(setup, { eventType: 'COMPLETE', eventTime: at(25), runId: later }),
+    );
+    const target = await productNamed(space, 'shop.public.orders');
+    const alerts = await alertsOf(space, target);
+    expect(alerts).toHaveLength(1);
+    expect(alerts[0]).toMatchObject({ status: 'resolved', alert_type: 'anomaly' });
+    const [job] = (await jobsOf(space)).items;
+    expect(job.latest_run).toMatchObject({ run_id: later, state: 'COMPLETE', duration_ms: 300_000 });
+    expect((await runsOf(space, job.id)).items).toEqual([
+      expect.objectContaining({ run_id: later, state: 'COMPLETE', duration_ms: 300_000 }),
+      expect.objectContaining({
+        run_id: failed,
+        state: 'FAIL',
+        error_message: 'disk full',
+        duration_ms: 60_000,
+      }),
+      expect.objectContaining({ run_id: first, state: 'COMPLETE', duration_ms: 120_000 }),
+    ]);
+  });
+
   it('converges when the events of a run arrive out of order', async () => {
     const setup = await setUp();
     const { space } = setup;

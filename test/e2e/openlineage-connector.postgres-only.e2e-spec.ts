@@ -47,6 +47,9 @@ describe('OpenLineage datasets matched to connector-harvested products', () => {
     jest.spyOn(t.app.get(RunHealthPort), 'apply').mockImplementation(async (_em, event) => {
       applied.push(event);
     });
+    jest.spyOn(t.app.get(RunHealthPort), 'applyAll').mockImplementation(async (_em, events) => {
+      applied.push(...events);
+    });
   });
   beforeEach(() => {
     applied = [];

@@ -61,6 +61,9 @@ describe('OpenLineage ingestion', () => {
     jest.spyOn(port, 'apply').mockImplementation(async (_em, event) => {
       applied.push(event);
     });
+    jest.spyOn(port, 'applyAll').mockImplementation(async (_em, events) => {
+      applied.push(...events);
+    });
   });
   beforeEach(() => {
     applied = [];

@@ -153,6 +153,44 @@ export class LineageRunsQueries {
     return row;
   }
 
+  /**
+   * `upsertJob` for a batch's jobs in one statement (rows by space, namespace and name); the keys must be
+   * distinct. Locks the rows in key order, as one processor applies batches one at a time.
+   */
+  async upsertJobs(
+    em: EntityManager,
+    keys: { spaceId: string; namespace: string; name: string }[],
+  ): Promise<{ id: string; space_id: string; namespace: string; name: string; has_open_alerts: boolean }[]> {
+    return (await em.query(
+      `INSERT INTO lineage_jobs (space_id, namespace, name)
+       SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[]) ORDER BY 1, 2, 3
+         ON CONFLICT (space_id, namespace, name) DO UPDATE SET updated_at = now()
+       RETURNING id, space_id, namespace, name,
+                 EXISTS (SELECT 1 FROM lineage_run_alerts a
+                          WHERE a.job_id = lineage_jobs.id AND a.resolved_at IS NULL) AS has_open_alerts`,
+      [keys.map((k) => k.spaceId), keys.map((k) => k.namespace), keys.map((k) => k.name)],
+    )) as { id: string; space_id: string; namespace: string; name: string; has_open_alerts: boolean }[];
+  }
+
+  /** `lockRun` for a batch's runs in one statement (lineage_runs_space_run_key), keyed `spaceId runId`. */
+  async lockRuns(
+    em: EntityManager,
+    keys: { spaceId: string; runId: string }[],
+  ): Promise<Map<string, RunRecord>> {
+    const rows = (await em.query(
+      `SELECT r.id, r.space_id, r.job_id, r.run_id, r.state, r.state_event_time, r.started_at, r.ended_at,
+              r.duration_ms, r.error_message, r.parent_run_id, r.parent_job_namespace, r.parent_job_name,
+              r.first_event_time, r.last_event_time
+         FROM lineage_runs r
+         JOIN unnest($1::uuid[], $2::uuid[]) AS k(space_id, run_id)
+           ON r.space_id = k.space_id AND r.run_id = k.run_id
+        ORDER BY r.id
+          FOR UPDATE OF r`,
+      [keys.map((k) => k.spaceId), keys.map((k) => k.runId)],
+    )) as (RunRecordRow & { space_id: string })[];
+    return new Map(rows.map((row) => [`${row.space_id} ${row.run_id}`, toRunRecord(row)]));
+  }
+
   /** The run of that runId in the space, locked until the transaction ends; null when new. */
   async lockRun(em: EntityManager, spaceId: string, runId: string): Promise<RunRecord | null> {
     const [row] = (await em.query(

@@ -55,7 +55,10 @@ export interface AppliedRunEvent {
   assertions: { productId: string; assertions: DataQualityAssertion[] }[];
 }
 
-/** What ingestion calls for every applied run event; run health provides it. */
+/** What ingestion calls with applied run events; run health provides it. */
 export abstract class RunHealthPort {
+  /** One event (ingestion's one-by-one retry of a failed batch). */
   abstract apply(em: EntityManager, event: AppliedRunEvent): Promise<void>;
+  /** A batch's events in event-time order, with the same effects as `apply` on each in turn. */
+  abstract applyAll(em: EntityManager, events: AppliedRunEvent[]): Promise<void>;
 }

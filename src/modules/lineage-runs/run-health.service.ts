@@ -47,6 +47,80 @@ export class RunHealthService extends RunHealthPort {
   }
 
   /**
+   * A batch's run events in event-time order, with the round trips shared:
+   * its jobs upserted and its runs locked in one statement each, and the
+   * runs folded in memory and written once each. An event that does more
+   * than move its run (a failed run, a completion that may resolve alerts,
+   * assertions) is applied by `apply` once what the batch folded so far is
+   * written, and so is every later event of its run or job, which then reads
+   * what that event wrote.
+   */
+  async applyAll(em: EntityManager, events: AppliedRunEvent[]): Promise<void> {
+    if (!events.length) return;
+    const jobKey = (e: AppliedRunEvent) => `${e.spaceId} ${e.job.namespace} ${e.job.name}`;
+    const runKey = (e: AppliedRunEvent) => `${e.spaceId} ${e.runId}`;
+    const jobKeys = new Map(
+      events.map((e) => [jobKey(e), { spaceId: e.spaceId, namespace: e.job.namespace, name: e.job.name }]),
+    );
+    const jobs = new Map(
+      (await this.queries.upsertJobs(em, [...jobKeys.values()])).map((job) => [
+        `${job.space_id} ${job.namespace} ${job.name}`,
+        job,
+      ]),
+    );
+    const runKeys = new Map(events.map((e) => [runKey(e), { spaceId: e.spaceId, runId: e.runId }]));
+    const stored = await this.queries.lockRuns(em, [...runKeys.values()]);
+    const folded = new Map<
+      string,
+      { spaceId: string; run: RunRecord; isNew: boolean; inputs: Set<string>; outputs: Set<string> }
+    >();
+    const oneByOne = new Set<string>();
+    const flush = async () => {
+      for (const [key, entry] of folded) {
+        await this.queries.writeRun(
+          em,
+          entry.spaceId,
+          entry.run,
+          entry.isNew,
+          [...entry.inputs],
+          [...entry.outputs],
+        );
+        stored.set(key, entry.run);
+      }
+      folded.clear();
+    };
+    for (const event of events) {
+      const job = jobs.get(jobKey(event))!;
+      const key = runKey(event);
+      if (!oneByOne.has(key) && !oneByOne.has(jobKey(event)) && !event.assertions.length) {
+        const entry = folded.get(key);
+        const existing = entry?.run ?? stored.get(key) ?? null;
+        const run = nextRun(existing, job.id, event);
+        const mayResolve =
+          event.eventType === 'COMPLETE' &&
+          run.state === 'COMPLETE' &&
+          !!run.endedAt &&
+          (job.has_open_alerts || run.jobId !== job.id);
+        if (!isFailed(run.state) && !mayResolve) {
+          folded.set(key, {
+            spaceId: event.spaceId,
+            run,
+            isNew: entry ? entry.isNew : !stored.has(key),
+            inputs: new Set([...(entry?.inputs ?? []), ...event.inputs.map((d) => d.productId)]),
+            outputs: new Set([...(entry?.outputs ?? []), ...event.outputs.map((d) => d.productId)]),
+          });
+          continue;
+        }
+      }
+      await flush();
+      await this.apply(em, event);
+      oneByOne.add(key);
+      oneByOne.add(jobKey(event));
+    }
+    await flush();
+  }
+
+  /**
    * The run after this event, locked and written with its products and its
    * job's latest run; and what it was before (null for a new run).
    */
@@ -56,33 +130,7 @@ export class RunHealthService extends RunHealthPort {
     event: AppliedRunEvent,
   ): Promise<{ run: RunRecord; previous: RunFold | null }> {
     const existing = await this.queries.lockRun(em, event.spaceId, event.runId);
-    const fold = foldRunEvent(existing, {
-      eventType: event.eventType,
-      eventTime: event.eventTime,
-      errorMessage: event.errorMessage?.message ?? null,
-    });
-    const parent =
-      event.parent && !existing?.parentRunId
-        ? {
-            parentRunId: event.parent.runId,
-            parentJobNamespace: event.parent.job.namespace,
-            parentJobName: event.parent.job.name,
-          }
-        : {};
-    // A runId names one run: its job is the one of its first event.
-    const run: RunRecord = {
-      ...(existing ?? {
-        id: randomUUID(),
-        jobId,
-        runId: event.runId,
-        parentRunId: null,
-        parentJobNamespace: null,
-        parentJobName: null,
-      }),
-      ...fold,
-      durationMs: runDurationMs(fold),
-      ...parent,
-    };
+    const run = nextRun(existing, jobId, event);
     await this.queries.writeRun(
       em,
       event.spaceId,
@@ -206,4 +254,35 @@ export class RunHealthService extends RunHealthPort {
       }
     }
   }
+}
+
+/** The run after an event (pure): the fold of its state, its duration, its parent; a new run is the event's job's. */
+function nextRun(existing: RunRecord | null, jobId: string, event: AppliedRunEvent): RunRecord {
+  const fold = foldRunEvent(existing, {
+    eventType: event.eventType,
+    eventTime: event.eventTime,
+    errorMessage: event.errorMessage?.message ?? null,
+  });
+  const parent =
+    event.parent && !existing?.parentRunId
+      ? {
+          parentRunId: event.parent.runId,
+          parentJobNamespace: event.parent.job.namespace,
+          parentJobName: event.parent.job.name,
+        }
+      : {};
+  // A runId names one run: its job is the one of its first event.
+  return {
+    ...(existing ?? {
+      id: randomUUID(),
+      jobId,
+      runId: event.runId,
+      parentRunId: null,
+      parentJobNamespace: null,
+      parentJobName: null,
+    }),
+    ...fold,
+    durationMs: runDurationMs(fold),
+    ...parent,
+  };
 }

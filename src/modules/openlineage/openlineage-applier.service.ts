@@ -36,7 +36,18 @@ export class BatchContext {
     { products: Map<string, string>; columns: Map<string, ColumnList>; lineage: Map<string, Job | null> }
   >();
 
-  constructor(readonly rows: ClaimedEventRow[]) {}
+  /**
+   * Run events held for run health until the batch is applied (`finishBatch`), so that its jobs and runs
+   * are read and written together; null when each event goes to run health at once (one-by-one retries).
+   */
+  readonly runEvents: AppliedRunEvent[] | null;
+
+  constructor(
+    readonly rows: ClaimedEventRow[],
+    holdRunEvents = false,
+  ) {
+    this.runEvents = holdRunEvents ? [] : null;
+  }
 }
 
 type ColumnList = { name: string; type: string | null }[];
@@ -209,8 +220,14 @@ export class OpenLineageApplier {
           return [{ productId, assertions }];
         }),
       };
-      await this.runHealth.apply(em, applied);
+      if (batch.runEvents) batch.runEvents.push(applied);
+      else await this.runHealth.apply(em, applied);
     }
+  }
+
+  /** Hands the run events the batch held to run health, in the order they were applied. */
+  async finishBatch(em: EntityManager, batch: BatchContext): Promise<void> {
+    if (batch.runEvents?.length) await this.runHealth.applyAll(em, batch.runEvents);
   }
 
   /** The batch's datasets in the space: their products, columns and lineage, read on first use. */

@@ -129,7 +129,7 @@ export class OpenLineageProcessor implements OnModuleInit, OnApplicationBootstra
     if (!(await this.queries.tryLockProcessor(em))) return 0;
     const rows = await this.queries.claimPending(em, BATCH);
     const done: { id: string; outcome: object | null }[] = [];
-    let batch = new BatchContext(rows);
+    let batch = new BatchContext(rows, !eventByEvent);
     for (const row of rows) {
       if (!eventByEvent) {
         done.push({ id: row.id, outcome: await this.applier.apply(em, row, batch) });
@@ -153,6 +153,7 @@ export class OpenLineageProcessor implements OnModuleInit, OnApplicationBootstra
         await this.queries.recordFailure(em, row.id, attempts, message, givingUp);
       }
     }
+    await this.applier.finishBatch(em, batch);
     await this.queries.markProcessed(em, done);
     return rows.length;
   }
