@@ -5,6 +5,10 @@
 import { randomUUID } from 'node:crypto';
 import { measure, register, report, scratchDatabase, signIn, startProcess } from './lib.mjs';
 
+// BENCH_PROFILE=/tmp/prof npm run bench -- openlineage   (the server's processes under --cpu-prof)
+// BENCH_PG_SOCKET_DIR=/var/run/postgresql ...            (the server reaches PostgreSQL over its Unix socket)
+const PROFILE_DIR = process.env.BENCH_PROFILE;
+const SOCKET_DIR = process.env.BENCH_PG_SOCKET_DIR;
 const PRODUCERS = 16;
 const JOBS = 200;
 const DATASETS = 'postgres://bench-warehouse:5432';
@@ -60,7 +64,10 @@ async function waitUntil(check, timeoutMs = 120_000) {
 
 async function run() {
   const { url, client } = await scratchDatabase('verity_bench_openlineage');
-  const api = await startProcess({ env: { DATABASE_URL: url } });
+  const api = await startProcess({
+    env: { DATABASE_URL: SOCKET_DIR ? `${url}?host=${SOCKET_DIR}` : url },
+    nodeArgs: PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`] : [],
+  });
   try {
     const password = 'bench-password-1';
     await register(api.base, 'ol@example.test', password);
