@@ -10,6 +10,7 @@ import {
   runServer,
   ServerProcess,
   waitUntilHealthy,
+  rootJsonHeaders,
 } from '../support/server-process';
 import { startWebhookReceiver, WebhookReceiver } from '../support/webhook-receiver';
 
@@ -72,12 +73,7 @@ describe('WEB_CONCURRENCY=2: a cluster of two workers', () => {
       body: JSON.stringify({ email: ROOT_EMAIL, password: ROOT_PASSWORD, is_superadmin: true }),
     });
     expect(register.status).toBe(201);
-    const token = await fetch(`${server.base}/auth/token`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ username: ROOT_EMAIL, password: ROOT_PASSWORD }),
-    }).then((r) => r.json() as Promise<{ access_token: string }>);
-    headers = { authorization: `Bearer ${token.access_token}`, 'content-type': 'application/json' };
+    headers = await rootJsonHeaders(server.base);
   }, 120_000);
 
   afterAll(async () => {

@@ -4,7 +4,7 @@ import { createServer as createHttpServer, IncomingMessage, Server, ServerRespon
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
-import { cloneDatabase, dropDatabase, ROOT_EMAIL, ROOT_PASSWORD, TEMPLATE_SEEDED } from '../support/database';
+import { cloneDatabase, dropDatabase, TEMPLATE_SEEDED } from '../support/database';
 import {
   buildIfNeeded,
   eventually,
@@ -12,6 +12,7 @@ import {
   ServerProcess,
   waitUntilHealthy,
   killServers,
+  rootJsonHeaders,
 } from '../support/server-process';
 
 const CLIENTS = 16;
@@ -97,12 +98,7 @@ describe('a worker process killed in the middle of webhook deliveries', () => {
     const [doomed, survivor] = await Promise.all([startServer(env), startServer(env)]);
     servers.push(doomed, survivor);
 
-    const token = await fetch(`${doomed.base}/auth/token`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ username: ROOT_EMAIL, password: ROOT_PASSWORD }),
-    }).then((r) => r.json() as Promise<{ access_token: string }>);
-    const headers = { authorization: `Bearer ${token.access_token}`, 'content-type': 'application/json' };
+    const headers = await rootJsonHeaders(doomed.base);
     const post = (base: string, path: string, body: object) =>
       fetch(`${base}${path}`, { method: 'POST', headers, body: JSON.stringify(body) });
     const space = (await (await post(doomed.base, '/spaces', { name: 'Recovery' })).json()) as {

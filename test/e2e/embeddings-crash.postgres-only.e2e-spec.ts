@@ -3,7 +3,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
-import { cloneDatabase, dropDatabase, ROOT_EMAIL, ROOT_PASSWORD, TEMPLATE_SEEDED } from '../support/database';
+import { cloneDatabase, dropDatabase, TEMPLATE_SEEDED } from '../support/database';
 import { EmbeddingProviderServer, startEmbeddingProviderServer } from '../support/embedding-provider-server';
 import {
   buildIfNeeded,
@@ -12,6 +12,7 @@ import {
   ServerProcess,
   waitUntilHealthy,
   killServers,
+  rootJsonHeaders,
 } from '../support/server-process';
 
 const PRODUCTS = 60;
@@ -57,12 +58,7 @@ describe('a server process killed in the middle of a reindex', () => {
     servers.push(doomed);
     await waitUntilHealthy(doomed);
 
-    const token = await fetch(`${doomed.base}/auth/token`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ username: ROOT_EMAIL, password: ROOT_PASSWORD }),
-    }).then((r) => r.json() as Promise<{ access_token: string }>);
-    const headers = { authorization: `Bearer ${token.access_token}`, 'content-type': 'application/json' };
+    const headers = await rootJsonHeaders(doomed.base);
     const call = (base: string, method: string, path: string, body?: object) =>
       fetch(`${base}${path}`, { method, headers, body: body ? JSON.stringify(body) : undefined });
 

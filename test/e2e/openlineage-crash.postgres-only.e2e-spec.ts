@@ -3,13 +3,14 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
-import { cloneDatabase, dropDatabase, ROOT_EMAIL, ROOT_PASSWORD, TEMPLATE_SEEDED } from '../support/database';
+import { cloneDatabase, dropDatabase, TEMPLATE_SEEDED } from '../support/database';
 import {
   buildIfNeeded,
   eventually,
   runServer,
   ServerProcess,
   waitUntilHealthy,
+  rootJsonHeaders,
 } from '../support/server-process';
 
 const REQUESTS = 40;
@@ -59,12 +60,7 @@ describe('OpenLineage ingestion killed with -9', () => {
     const url = `postgres://postgres@127.0.0.1:5432/${name}`;
     const dataDir = mkdtempSync(join(tmpdir(), 'verity-ol-crash-'));
     const first = await startServer(url, dataDir);
-    const token = await fetch(`${first.base}/auth/token`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ username: ROOT_EMAIL, password: ROOT_PASSWORD }),
-    }).then((r) => r.json() as Promise<{ access_token: string }>);
-    const headers = { authorization: `Bearer ${token.access_token}`, 'content-type': 'application/json' };
+    const headers = await rootJsonHeaders(first.base);
     const space = await fetch(`${first.base}/spaces`, {
       method: 'POST',
       headers,

@@ -1,6 +1,7 @@
 import { ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
+import { ROOT_EMAIL, ROOT_PASSWORD } from './database';
 
 // The built server as an operator runs it (`npm start` runs dist/main.js).
 export const ROOT = join(__dirname, '..', '..');
@@ -101,4 +102,14 @@ export async function killServers(servers: readonly ServerProcess[]): Promise<vo
   const running = servers.filter((s) => s.child.exitCode === null && s.child.signalCode === null);
   for (const server of running) server.child.kill('SIGKILL');
   await Promise.all(running.map((s) => new Promise((resolve) => s.child.once('exit', resolve))));
+}
+
+/** JSON request headers signed in as the seeded superadmin, for a server process (`base` ends in /api/v1.0). */
+export async function rootJsonHeaders(base: string): Promise<Record<string, string>> {
+  const token = await fetch(`${base}/auth/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ username: ROOT_EMAIL, password: ROOT_PASSWORD }),
+  }).then((r) => r.json() as Promise<{ access_token: string }>);
+  return { authorization: `Bearer ${token.access_token}`, 'content-type': 'application/json' };
 }
