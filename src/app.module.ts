@@ -39,6 +39,7 @@ import { TicketsModule } from './modules/tickets/tickets.module';
 import { ToolProvidersModule } from './modules/tool-providers/tool-providers.module';
 import { UsersModule } from './modules/users/users.module';
 import { WebhooksModule } from './modules/webhooks/webhooks.module';
+import { ChatChannelsModule } from './modules/chat-channels/chat-channels.module';
 import { AuditModule } from './platform/audit/audit.module';
 import { CryptoModule } from './platform/crypto/crypto.module';
 import { IdempotencyModule } from './platform/idempotency/idempotency.module';
@@ -94,6 +95,7 @@ export class AppModule {
         ApiKeysModule,
         RateLimitsModule,
         WebhooksModule,
+        ChatChannelsModule,
         SpacesModule,
         MetadataConfigModule,
         CatalogModule,

@@ -19,7 +19,8 @@ export class FieldErrorSchema {
     description:
       'A stable machine-readable reason, where the rule has one: a URL or host field refused by the outbound-target ' +
       'policy says `invalid_url`, `url_too_long`, `scheme_not_allowed`, `userinfo_not_allowed`, `fragment_not_allowed`, ' +
-      '`invalid_host`, `host_too_long`, `local_host_name`, `private_address`, `blocked_address` or `metadata_host`.',
+      '`invalid_host`, `host_too_long`, `local_host_name`, `private_address`, `blocked_address`, `metadata_host` or ' +
+      "`host_not_allowed` (a chat channel's URL off its platform's webhook hosts).",
     example: 'private_address',
   })
   reason?: string;

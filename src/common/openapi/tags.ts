@@ -15,6 +15,8 @@ export const TAG_DESCRIPTIONS: Record<string, string> = {
     'Impersonation, the audit log, SCIM provisioning tokens and permission exports (superadmin).',
   Attachments:
     'Files attached to data products and tickets: upload, listing, signed download links and download.',
+  'Chat channels':
+    "Slack, Microsoft Teams and Google Chat channels a space's incidents, alerts, violations and failures are posted to.",
   Connectors:
     'Connections to source databases, their tests, and harvests of their tables into dataset products.',
   Credentials: 'Secrets stored for tool providers and connectors; their values are never answered.',

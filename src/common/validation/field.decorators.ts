@@ -220,6 +220,32 @@ export function StringArrayField(
   );
 }
 
+/** A list of values from a closed set, documented as an enum array (named `enumName` in the document). */
+export function EnumArrayField(
+  values: readonly string[],
+  options: FieldOptions & { enumName?: string; maxItems?: number; minItems?: number } = {},
+) {
+  const { maxItems = values.length, minItems } = options;
+  return applyDecorators(
+    ...presence(options),
+    IsArray(),
+    IsIn(values as string[], {
+      each: true,
+      message: `each value of $property must be one of: ${values.join(', ')}`,
+    }),
+    ArrayMaxSize(maxItems),
+    ...(minItems !== undefined ? [ArrayMinSize(minItems)] : []),
+    documented(options, {
+      enum: values as string[],
+      enumName: options.enumName,
+      type: String,
+      isArray: true,
+      maxItems,
+      minItems,
+    }),
+  );
+}
+
 /** A list of email addresses, documented as such item by item. */
 export function EmailArrayField(options: FieldOptions & { maxItems?: number; minItems?: number } = {}) {
   const { maxItems = 100, minItems } = options;

@@ -23,6 +23,7 @@ import { Connector, ConnectorType } from './entities/connector.entity';
 import { SourceSystem } from './entities/source-system.entity';
 import { datasetInput, harvestTables, serverVersion } from './source-harvest';
 import { ReadOnlySession, SessionOptions, UserDatabase, UserDatabaseError } from './user-database.client';
+import { OutboxService } from '../../platform/outbox/outbox.service';
 
 export const connectorSecretContext = (connectorId: string) => `connector:${connectorId}`;
 
@@ -65,6 +66,7 @@ export class ConnectorsService {
     private readonly userDb: UserDatabase,
     private readonly outbound: OutboundPolicy,
     private readonly products: ProductsService,
+    private readonly outbox: OutboxService,
   ) {}
 
   async create(actor: Actor, access: SpaceAccess, dto: CreateConnectorDto): Promise<ConnectorResponse> {
@@ -162,9 +164,26 @@ export class ConnectorsService {
       tables = await this.userDb.withSession(target, harvestTables);
     } catch (error) {
       const message = safeMessage(error);
-      await this.dataSource
-        .getRepository(Connector)
-        .update(connectorId, { lastSyncedAt: new Date(), lastSyncStatus: 'failed', lastError: message });
+      await this.tx.run(async (em) => {
+        await em
+          .getRepository(Connector)
+          .update(connectorId, { lastSyncedAt: new Date(), lastSyncStatus: 'failed', lastError: message });
+        // Only the first failure after a success (or none): a connector failing daily is news once.
+        if (connector.lastSyncStatus !== 'failed') {
+          await this.outbox.append(em, {
+            type: 'connector.failing',
+            spaceId,
+            actorId: actor.userId,
+            data: {
+              connector_id: connectorId,
+              space_id: spaceId,
+              name: connector.name,
+              operation: 'sync',
+              error: message,
+            },
+          });
+        }
+      });
       return { status: 'failed', products_created: 0, products_updated: 0, tables_found: 0, error: message };
     }
     const syncedAt = new Date();

@@ -18,6 +18,7 @@ export interface NotificationDataMap {
   action_item_due: { action_item_id: string; space_id?: string };
   contract_violation: { contract_id?: string; policy_id?: string; product_id?: string; space_id?: string };
   schema_changed: { product_id: string; space_id: string; change_id: string };
+  chat_channel_disabled: { chat_channel_id: string; space_id: string };
 }
 
 export type NotificationType = keyof NotificationDataMap;
@@ -35,6 +36,7 @@ export const NOTIFICATION_TYPES = [
   'action_item_due',
   'contract_violation',
   'schema_changed',
+  'chat_channel_disabled',
 ] as const satisfies readonly NotificationType[];
 
 /** The preference (under `notifications.`) that governs the email of each type, if any. */

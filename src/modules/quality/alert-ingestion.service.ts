@@ -116,6 +116,7 @@ export class AlertIngestion {
     });
 
     incident.alertCount += 1;
+    const previousSeverity = incident.severity;
     const severity = maxSeverity(incident.severity, input.severity);
     if (severity !== incident.severity) {
       incident.severity = severity;
@@ -166,7 +167,7 @@ export class AlertIngestion {
         type: 'incident.updated',
         spaceId: input.spaceId,
         actorId: input.actorId,
-        data: { ...incidentEventData(incident), changed },
+        data: { ...incidentEventData(incident), changed, previous_severity: previousSeverity },
       });
     }
     // The product's owners and stewards hear once per incident: when their product first shows up in it.

@@ -125,6 +125,7 @@ export class IncidentsService {
     return this.tx.run(async (em) => {
       const incident = await this.find(em, access, incidentId, true);
       const changed: string[] = [];
+      const previousSeverity = incident.severity;
       if (dto.root_cause !== undefined && dto.root_cause !== incident.rootCause) {
         incident.rootCause = dto.root_cause;
         changed.push('root_cause');
@@ -181,7 +182,7 @@ export class IncidentsService {
           type: 'incident.updated',
           spaceId: incident.spaceId,
           actorId: actor.userId,
-          data: { ...incidentEventData(incident), changed },
+          data: { ...incidentEventData(incident), changed, previous_severity: previousSeverity },
         });
         if (resolvedNow) await this.afterResolve(em, actor, incident);
       }

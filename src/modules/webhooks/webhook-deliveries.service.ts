@@ -8,6 +8,7 @@ import { MailerService } from '../../platform/mail/mailer.service';
 import { renderMail } from '../../platform/mail/templates';
 import { OutboundResponse, SafeHttpClient } from '../../platform/outbound-http/safe-http.client';
 import { DispatchedEvent, OutboxDispatcher } from '../../platform/outbox/outbox.dispatcher';
+import { OutboxService } from '../../platform/outbox/outbox.service';
 import { UserDirectoryService } from '../users/user-directory.service';
 import { WebhookAttempt } from './entities/webhook-attempt.entity';
 import { WebhookDelivery } from './entities/webhook-delivery.entity';
@@ -52,6 +53,7 @@ export class WebhookDeliveriesService implements OnModuleInit {
     private readonly mailer: MailerService,
     private readonly users: UserDirectoryService,
     private readonly queries: WebhookQueries,
+    private readonly outbox: OutboxService,
   ) {}
 
   onModuleInit(): void {
@@ -136,6 +138,16 @@ export class WebhookDeliveriesService implements OnModuleInit {
     const exhausted = retryDelayMs(context.attempt) === null;
     await this.tx.run(async (em) => {
       await em.getRepository(Webhook).update(webhook.id, { failingSince });
+      // Once per run of failures, so chat channels hear of a failing webhook without one message per attempt.
+      if (!webhook.failingSince) {
+        await this.announceFailing(
+          em,
+          webhook,
+          'failing',
+          failingSince,
+          result.error ?? 'The delivery failed.',
+        );
+      }
       if (gone || failingTooLong) {
         await this.disable(
           em,
@@ -206,11 +218,33 @@ export class WebhookDeliveriesService implements OnModuleInit {
     return result;
   }
 
+  private announceFailing(
+    em: EntityManager,
+    webhook: Webhook,
+    state: 'failing' | 'disabled',
+    failingSince: Date,
+    reason: string,
+  ): Promise<void> {
+    return this.outbox.append(em, {
+      type: 'webhook.failing',
+      spaceId: webhook.spaceId,
+      data: {
+        webhook_id: webhook.id,
+        space_id: webhook.spaceId,
+        url_host: new URL(webhook.url).hostname,
+        state,
+        failing_since: failingSince.toISOString(),
+        reason,
+      },
+    });
+  }
+
   private async disable(em: EntityManager, webhook: Webhook, reason: string): Promise<void> {
     this.logger.warn(`Disabling webhook ${webhook.id}: ${reason}`);
     await em
       .getRepository(Webhook)
       .update(webhook.id, { isEnabled: false, disabledAt: new Date(), disabledReason: reason });
+    await this.announceFailing(em, webhook, 'disabled', webhook.failingSince ?? new Date(), reason);
     const creator = webhook.createdBy ? await this.users.findById(em, webhook.createdBy) : null;
     if (!creator?.isActive) return;
     await this.mailer.enqueue(em, {

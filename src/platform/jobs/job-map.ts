@@ -17,6 +17,7 @@ export interface JobMap {
   // Notifications and webhooks.
   'notifications.digest': { user_id: string };
   'webhooks.deliver': { delivery_id: string };
+  'chat.deliver': { message_id: string };
 
   // Attachments.
   'attachments.purge-object': { storage_key: string };
@@ -80,6 +81,10 @@ export const JOB_CATALOG = {
   },
   'notifications.digest': { description: "Sends one user's notification digest by email." },
   'webhooks.deliver': { description: 'Sends one webhook delivery; retried on the webhook backoff schedule.' },
+  'chat.deliver': {
+    description:
+      "Posts one message to a chat channel; each retry (after 1 s, 5 s, 25 s or the platform's Retry-After) is a job of its own.",
+  },
   'attachments.purge-object': {
     description: "Deletes a deleted attachment's stored object (the safety net for the delete after commit).",
   },

@@ -4,6 +4,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { FieldError, ValidationFailed } from '../../common/errors/domain-error';
 import { APP_CONFIG, AppConfig } from '../../config/app.config';
 import { addressVerdict } from './address-policy';
+import { isChatPlatformHost } from './chat-hosts';
 import { HOST_RESOLVER, HostResolver } from './host-resolver';
 import {
   checkHost,
@@ -22,9 +23,11 @@ import {
  *   address, whatever ALLOW_PRIVATE_NETWORK_TARGETS says;
  * - `sso` (OIDC issuer and discovered endpoints, SAML entry point): public HTTPS; with
  *   ALLOW_PRIVATE_NETWORK_TARGETS, private hosts too and plain http to a loopback host;
- * - `database` (connector hosts, no scheme): public hosts; private ones with ALLOW_PRIVATE_NETWORK_TARGETS.
+ * - `database` (connector hosts, no scheme): public hosts; private ones with ALLOW_PRIVATE_NETWORK_TARGETS;
+ * - `chat` (chat channels): HTTPS to a chat platform's webhook hosts (chat-hosts.ts) only; with
+ *   ALLOW_PRIVATE_NETWORK_TARGETS any host as for `webhook` (local receivers in tests).
  */
-export type OutboundKind = 'webhook' | 'web_search' | 'ai_provider' | 'sso' | 'database';
+export type OutboundKind = 'webhook' | 'web_search' | 'ai_provider' | 'sso' | 'database' | 'chat';
 
 /** How long a save waits on DNS before taking the name as not resolving (the connection checks it again). */
 const SAVE_RESOLVE_TIMEOUT_MS = 3000;
@@ -84,7 +87,12 @@ export class OutboundPolicy {
     }
     const rules = this.rules(kind, host);
     const checked = checkUrl(raw, rules);
-    return isRefusal(checked) ? checked : { ...checked, rules };
+    if (isRefusal(checked)) return checked;
+    // Checked here rather than at save only, so that a redirect cannot take a chat message elsewhere either.
+    if (kind === 'chat' && !this.allowPrivate && !isChatPlatformHost(checked.host)) {
+      return { reason: 'host_not_allowed', message: `${checked.host} is not a chat platform's webhook host` };
+    }
+    return { ...checked, rules };
   }
 
   /** Save time: null when the URL may be stored, else why not (its host resolved and every address checked). */

@@ -31,7 +31,8 @@ export type OutboundReason =
   | 'fragment_not_allowed'
   | 'invalid_host'
   | 'host_too_long'
-  | 'local_host_name';
+  | 'local_host_name'
+  | 'host_not_allowed';
 
 export interface OutboundRefusal {
   reason: OutboundReason;

@@ -69,8 +69,16 @@ export interface DomainEventMap {
   'alert.created': AlertEventData;
   'alert.resolved': AlertEventData;
   'incident.created': IncidentEventData;
-  'incident.updated': IncidentEventData & { changed: string[] };
+  'incident.updated': IncidentEventData & {
+    changed: string[];
+    /** The severity before this change (equal to `severity` when it did not change). */
+    previous_severity: string;
+  };
   'incident.resolved': IncidentEventData;
+
+  // Outbound integrations in trouble.
+  'webhook.failing': WebhookFailingEventData;
+  'connector.failing': ConnectorFailingEventData;
 
   // OpenLineage run health.
   'lineage.run_failed': LineageRunFailedEventData;
@@ -175,6 +183,26 @@ export interface IncidentEventData {
   alert_count: number;
   root_product_id: string | null;
   blast_radius_snapshot: string[];
+}
+
+export interface WebhookFailingEventData {
+  webhook_id: string;
+  space_id: string;
+  /** The host of the webhook's URL (never the URL: it may carry a token). */
+  url_host: string;
+  /** `failing`: a run of failed deliveries began; `disabled`: the webhook was switched off. */
+  state: 'failing' | 'disabled';
+  failing_since: string;
+  reason: string;
+}
+
+export interface ConnectorFailingEventData {
+  connector_id: string;
+  space_id: string;
+  name: string;
+  /** The harvest (`sync`) that failed after the last one succeeded or none ran. */
+  operation: 'sync';
+  error: string;
 }
 
 export interface LineageRunFailedEventData {
@@ -334,6 +362,18 @@ export const EVENT_CATALOG = {
     scope: 'space',
   },
   'incident.resolved': { category: 'quality', description: 'An incident was resolved.', scope: 'space' },
+  'webhook.failing': {
+    category: 'integrations',
+    description:
+      'A webhook began failing (the first failed delivery attempt after a success or since it was enabled), or was ' +
+      'disabled for failing.',
+    scope: 'space',
+  },
+  'connector.failing': {
+    category: 'integrations',
+    description: "A connector's harvest failed after the previous one succeeded (or none ran before).",
+    scope: 'space',
+  },
   'lineage.run_failed': {
     category: 'lineage',
     description:
