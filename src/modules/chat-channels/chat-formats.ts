@@ -4,11 +4,11 @@ import type { ChatNotice } from './chat-notice';
 /**
  * A notice in each platform's own message format. User data (titles,
  * messages, product and space names) is never read as markup or a mention:
- * - Slack: it goes in `plain_text` objects (header, section, fields), which
- *   Slack does not parse; where mrkdwn is needed (the fallback `text`, the
- *   context line) `&`, `<` and `>` are escaped as Slack asks, which leaves no
- *   way to write `<!channel>`, `<!here>` or `<@U…>`, and a bare `@channel`
- *   or `@here` gets a word joiner so that no client highlights it.
+ * - Slack: it goes in `plain_text` objects (header, section, fields,
+ *   context), which Slack does not parse; in the fallback `text` (mrkdwn,
+ *   shown in notifications) `&`, `<` and `>` are escaped as Slack asks, which
+ *   leaves no way to write `<!channel>`, `<!here>` or `<@U…>`, and a bare
+ *   `@channel` or `@here` gets a word joiner so that no client highlights it.
  * - Teams: TextBlock and FactSet text is a markdown subset; every character
  *   that could start markup is escaped with a backslash (CommonMark rules),
  *   and mentions need `msteams.entities`, which are never sent.
