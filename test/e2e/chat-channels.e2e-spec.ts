@@ -16,6 +16,14 @@ import {
   TestSpace,
   TestUser,
 } from '../support/factories';
+import {
+  applyEvents,
+  createApiKey,
+  mapNamespaces,
+  olEvent,
+  postEvents,
+  uniqueNamespace,
+} from '../support/openlineage';
 import { expectProblem, invalidFields } from '../support/problem';
 
 const API = '/api/v1.0';
@@ -433,6 +441,54 @@ describe('chat channels', () => {
       expect(texts.filter((text) => text.includes('Webhook to 127.0.0.1 is failing'))).toHaveLength(1);
       expect(texts.filter((text) => text.includes('Connector Warehouse is failing'))).toHaveLength(1);
       expect(texts.join()).not.toContain('secret-token');
+      expect(r.received.every((m) => m.errors.length === 0)).toBe(true);
+    });
+
+    it('posts access requests and their decisions, and failed OpenLineage runs', async () => {
+      const s = await freshSpace();
+      const r = await receiver('google_chat');
+      await createChannel(
+        'google_chat',
+        r.url,
+        { event_types: ['access_request.submitted', 'access_request.rejected', 'lineage.run_failed'] },
+        s,
+      );
+      const product = await createProduct(t.http, editor, s, { name: 'ledger' });
+      const requester = await createUser(t.http);
+      await addMember(t.http, admin, s, requester, 'viewer');
+      const requested = await t.http
+        .post(`${API}/catalog/spaces/${s.slug}/products/${product.id}/access-requests`)
+        .set(bearer(requester))
+        .send({ access_level: 'read', justification: 'Quarterly report' })
+        .expect(201);
+      await t.http
+        .post(`${API}/catalog/spaces/${s.slug}/access-requests/${requested.body.id}/reject`)
+        .set(bearer(admin))
+        .send({ reason: 'Use the <b>mart</b>' })
+        .expect(200);
+
+      const datasets = uniqueNamespace('postgres://warehouse');
+      const jobs = uniqueNamespace('airflow');
+      await mapNamespaces(t.http, admin, s, [
+        { namespace: datasets, create_products: true },
+        { namespace: jobs, create_products: false },
+      ]);
+      const key = await createApiKey(t.http, admin);
+      const failed = olEvent('airflow-task-fail', {
+        'airflow-prod': jobs,
+        'postgres://warehouse.internal:5432': datasets,
+      });
+      expect((await postEvents(t, key, failed)).status).toBeLessThan(300);
+      await applyEvents(t);
+      await settle();
+
+      const texts = r.received.map(textOf);
+      expect(texts).toEqual([
+        expect.stringContaining('Access requested to ledger'),
+        expect.stringContaining('rejected: Use the &lt;b&gt;mart&lt;/b&gt;'),
+        expect.stringContaining('Run failed'),
+      ]);
+      expect(texts[2]).toContain(`/api/v1.0/spaces/${s.slug}/lineage/jobs/`);
       expect(r.received.every((m) => m.errors.length === 0)).toBe(true);
     });
   });
