@@ -8,6 +8,7 @@ import {
   slackMessage,
   teamsMessage,
 } from './chat-formats';
+import { retryAfterMs } from './chat-deliveries.service';
 import { ChatNotice, draftOf, fold, passesMinSeverity } from './chat-notice';
 
 const HOSTILE = '<!channel> <@U123> *bold* _it_ [x](https://evil.test) & @here <at>Bob</at> <b>hi</b>';
@@ -190,5 +191,56 @@ describe('chat notices', () => {
       notice({ severity: 'critical', products: ['b'], folded: 2 }),
     );
     expect(folded).toMatchObject({ severity: 'critical', products: ['a', 'b'], folded: 3 });
+  });
+
+  it('reads policy violations, and failing webhooks by their host only', () => {
+    expect(
+      draftOf({
+        type: 'policy.violated',
+        data: {
+          policy_id: 'po',
+          policy_name: 'Owners required',
+          severity: 'critical',
+          space_id: 's',
+          product_id: 'p',
+          product_name: 'orders',
+          previous_status: 'compliant',
+          message: 'No owner',
+          evaluated_at: '2026-01-01T00:00:00Z',
+        },
+      }),
+    ).toMatchObject({
+      type: 'policy.violated',
+      severity: 'critical',
+      productNames: ['orders'],
+      path: 'spaces/{slug}/policies/po',
+    });
+    expect(
+      draftOf({
+        type: 'webhook.failing',
+        data: {
+          webhook_id: 'w',
+          space_id: 's',
+          url_host: 'hooks.example.com',
+          state: 'disabled',
+          failing_since: '2026-01-01T00:00:00Z',
+          reason: 'The endpoint answered 410 Gone.',
+        },
+      }),
+    ).toMatchObject({ type: 'webhook.failing', title: 'Webhook to hooks.example.com disabled' });
+  });
+});
+
+describe('Retry-After', () => {
+  const now = Date.UTC(2026, 0, 1, 12, 0, 0);
+
+  it('reads seconds and HTTP dates, caps them at 60 s and ignores what it cannot read', () => {
+    expect(retryAfterMs(undefined, now)).toBeNull();
+    expect(retryAfterMs('7', now)).toBe(7_000);
+    expect(retryAfterMs(['3', '9'], now)).toBe(3_000);
+    expect(retryAfterMs('3600', now)).toBe(60_000);
+    expect(retryAfterMs(new Date(now + 20_000).toUTCString(), now)).toBe(20_000);
+    expect(retryAfterMs(new Date(now - 20_000).toUTCString(), now)).toBe(0);
+    expect(retryAfterMs('soon', now)).toBeNull();
   });
 });
