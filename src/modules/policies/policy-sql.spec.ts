@@ -28,6 +28,8 @@ describe('compileRuleToSql', () => {
     'product.tags.map(t, t.size()).exists(n, n > 2)',
     'product.name < "\uE000"',
     'product.name.matches("a.b")',
+    'product.name.matches("[z-a]")',
+    'product.name.matches("[a-z-0]")',
     'product.name == product.domain',
     'product.created_at < product.updated_at',
     'product.attributes.n > 9007199254740993',

@@ -87,7 +87,7 @@ const MIRRORED: Record<string, string> = {
 /** JSON numbers this short parse to the same double in JavaScript and PostgreSQL, and never overflow. */
 const MAX_EXACT_NUMBER_TEXT = 15;
 /** Patterns made of these mean the same under JavaScript's RegExp and PostgreSQL's `~` in the C collation. */
-const SAFE_PATTERN = /^\^?(?:(?:[A-Za-z0-9 _@,:-]|\[[A-Za-z0-9-]+\])[*+?]?)*\$?$/;
+const SAFE_PATTERN = /^\^?(?:(?:[A-Za-z0-9 _@,:-]|\[(?:[A-Za-z0-9](?:-[A-Za-z0-9])?)+\])[*+?]?)*\$?$/;
 const SAFE_INT = 2n ** 53n;
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
@@ -189,7 +189,8 @@ class Compiler {
       return { sql: `${this.param(value.toString())}::bigint`, kind: 'int', nullable: false };
     if (typeof value === 'number' && Number.isFinite(value))
       return { sql: `${this.param(value)}::float8`, kind: 'double', nullable: false };
-    if (value instanceof Date && !Number.isNaN(value.getTime()))
+    // Years 1 to 9999 only: PostgreSQL reads no other ISO form CEL can write.
+    if (value instanceof Date && value.getUTCFullYear() >= 1 && value.getUTCFullYear() <= 9999)
       return { sql: `${this.param(value.toISOString())}::timestamptz`, kind: 'timestamp', nullable: false };
     throw new Unsupported();
   }
@@ -382,7 +383,7 @@ class Compiler {
       case 'contains':
         return bool(`(strpos(${target.sql}, ${this.param(text)}::text) > 0)`);
       case 'matches':
-        if (!SAFE_PATTERN.test(text)) throw new Unsupported();
+        if (!SAFE_PATTERN.test(text) || !validPattern(text)) throw new Unsupported();
         return bool(`((${target.sql}) COLLATE "C" ~ ${this.param(text)}::text)`);
       default:
         throw new Unsupported();
@@ -460,4 +461,14 @@ function hasVariable(node: ASTNode): boolean {
     return false;
   };
   return visit(node.args);
+}
+
+/** A range out of order (`[z-a]`) fails in both engines, at run time: the evaluator reports it. */
+function validPattern(pattern: string): boolean {
+  try {
+    new RegExp(pattern);
+    return true;
+  } catch {
+    return false;
+  }
 }
