@@ -17,7 +17,8 @@ const PRODUCTS = Number(process.env.BENCH_PRODUCTS ?? 100_000);
 const RISKS = Number(process.env.BENCH_RISKS ?? 10_000);
 const LAG_SECONDS = Number(process.env.BENCH_LAG_SECONDS ?? 10);
 const UPDATES_PER_SECOND = 50;
-const DB = 'verity_bench_governance';
+// BENCH_DATABASE: a scratch database of another name, when several checkouts bench at once.
+const DB = process.env.BENCH_DATABASE ?? 'verity_bench_governance';
 
 const POLICIES = [
   ['Owned', 'ownership', 'size(product.owners) > 0'],

@@ -28,7 +28,8 @@ const SELECT = `
  * (space_id, lower(name)) for the name pages and inSpace's order, the
  * (space_id, id) index for the id pages, the products primary key,
  * product_counts' primary key (space_id), and for the people the
- * product_roles primary key and the users primary key.
+ * product_roles primary key and the users primary key. catalog.contract.ts
+ * declares the same read model for other modules' statements.
  */
 @Injectable()
 export class ProductReadModelQueries {

@@ -120,7 +120,9 @@ export class PoliciesController {
     description:
       'Every product of the space against every enabled, unarchived policy. A rule that fails at run time for a product ' +
       'records `error` for it and counts in `errors`; the run goes on. A product that turns non-compliant after a recorded ' +
-      'compliant or error outcome emits `policy.violated`.',
+      'compliant or error outcome emits `policy.violated`. Rules made of comparisons, `in`, `&&`/`||`/`!`, `size()`, ' +
+      '`has()`, string tests and `exists`/`all` over tags and people are evaluated inside the database (the same ' +
+      'outcomes, faster on large spaces); see docs/decisions.md, "Policies compiled to SQL".',
   })
   @ApiOkResponse({ type: EvaluateAllResponse })
   evaluateAll(

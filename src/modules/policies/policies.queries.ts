@@ -1,6 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
+import { GOVERNED_PRODUCT_JOINS, GOVERNED_PRODUCT_TABLE } from '../catalog/catalog.contract';
 import type { EvaluationStatus } from './entities/policy-evaluation.entity';
+import type { RuleSql } from './policy-sql';
 
 export interface EvaluationRow {
   id: string;
@@ -50,6 +52,17 @@ export interface OutcomeChanges {
   messages: (string | null)[];
 }
 
+/** What one compiled policy's statement did. */
+export interface CompiledRunRow {
+  total: number;
+  compliant: number;
+  non_compliant: number;
+  /** Products SQL could not decide (CEL errors, precision edges): the batched evaluator's. */
+  undecided: string[];
+  /** Products that turned non-compliant after a recorded compliant or error outcome. */
+  violated: { id: string; name: string; before: 'compliant' | 'error' }[];
+}
+
 /**
  * The policies' raw SQL. Evaluation runs write thousands of outcomes per
  * batch (one multi-row upsert from unnest arrays) and read the stored ones by
@@ -60,6 +73,9 @@ export interface OutcomeChanges {
  * policy_evaluations_product_idx (product_id, policy_id) for probes by product
  * and a product's violations; policies_space_type_idx (space_id, …) for a
  * space's policies; the policies primary key for last_evaluated_at.
+ * A compiled policy's statement scans the space's products on
+ * products (space_id, id) with the read model's joins (catalog.contract.ts)
+ * and joins the stored outcomes on policy_evaluations_policy_product_key.
  */
 @Injectable()
 export class PolicyQueries {
@@ -188,5 +204,52 @@ export class PolicyQueries {
             [policyIds, productIds],
           )
     ) as StoredOutcomeRow[];
+  }
+
+  /**
+   * Evaluates a compiled rule over every product of the space in one
+   * statement: decided outcomes that differ from the stored ones are upserted,
+   * and the counts, the undecided products and the products that turned
+   * non-compliant come back. `rule`'s parameters are numbered from $5.
+   */
+  async evaluateCompiled(
+    em: EntityManager,
+    spaceId: string,
+    policyId: string,
+    rule: RuleSql,
+    violationMessage: string,
+    evaluatedAt: Date,
+  ): Promise<CompiledRunRow> {
+    const joins = rule.joins.map((j) => GOVERNED_PRODUCT_JOINS[j]).join('\n');
+    const [row] = (await em.query(
+      `WITH src AS MATERIALIZED (
+         SELECT p.id, p.name, ${rule.expression} AS ok
+           FROM ${GOVERNED_PRODUCT_TABLE} ${joins}
+          WHERE p.space_id = $1
+       ), diff AS MATERIALIZED (
+         SELECT s.id, s.name, o.status AS next, CASE WHEN s.ok THEN NULL ELSE $3::text END AS message,
+                e.status AS before
+           FROM src s
+          CROSS JOIN LATERAL (SELECT CASE WHEN s.ok THEN 'compliant' ELSE 'non_compliant' END AS status) o
+           LEFT JOIN policy_evaluations e ON e.policy_id = $2 AND e.product_id = s.id
+          WHERE s.ok IS NOT NULL
+            AND (e.status IS NULL OR e.status <> o.status
+                 OR e.message IS DISTINCT FROM CASE WHEN s.ok THEN NULL ELSE $3::text END)
+       ), written AS (
+         INSERT INTO policy_evaluations (policy_id, product_id, status, message, evaluated_at)
+         SELECT $2, d.id, d.next, d.message, $4 FROM diff d
+         ON CONFLICT (policy_id, product_id) DO UPDATE
+           SET status = EXCLUDED.status, message = EXCLUDED.message, evaluated_at = EXCLUDED.evaluated_at
+       )
+       SELECT count(*)::int AS total,
+              count(*) FILTER (WHERE ok)::int AS compliant,
+              count(*) FILTER (WHERE NOT ok)::int AS non_compliant,
+              COALESCE(array_agg(id) FILTER (WHERE ok IS NULL), '{}') AS undecided,
+              (SELECT COALESCE(json_agg(json_build_object('id', d.id, 'name', d.name, 'before', d.before)), '[]')
+                 FROM diff d WHERE d.next = 'non_compliant' AND d.before IN ('compliant', 'error')) AS violated
+         FROM src`,
+      [spaceId, policyId, violationMessage, evaluatedAt, ...rule.params],
+    )) as CompiledRunRow[];
+    return row;
   }
 }

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
+import type { DomainEvent } from '../../platform/outbox/event-map';
 import { OutboxService } from '../../platform/outbox/outbox.service';
 import { GovernedProduct, ProductDirectoryService } from '../catalog/product-directory.service';
 import { QualityReadService } from '../quality/quality-read.service';
@@ -7,8 +8,11 @@ import type { EvaluationStatus } from './entities/policy-evaluation.entity';
 import type { Policy } from './entities/policy.entity';
 import { PolicyQueries } from './policies.queries';
 import { CelProduct, CompiledRule, compileRule, RuleOutcome, toCelProduct } from './policy-rules';
+import { compileRuleToSql } from './policy-sql';
 
 const BATCH = 2_000;
+/** evaluateCompiled binds $1-$4 itself. */
+const SQL_FIRST_PARAM = 5;
 
 export interface PolicyTally {
   compliant: number;
@@ -25,6 +29,7 @@ export interface RunResult {
 interface Compiled {
   policy: Policy;
   rule: CompiledRule;
+  violationMessage: string;
 }
 
 interface Previous {
@@ -36,11 +41,16 @@ interface Previous {
 type Emit = 'changes' | 'transitions';
 
 /**
- * Evaluates policies over products in memory: products are read a batch at a
- * time (keyset pages of 2,000 with their people and open incident counts, three
- * queries per batch), every policy runs on the batch, and only outcomes that
- * differ from the stored ones are written, in one multi-row statement per batch.
- * Runs inside the caller's transaction.
+ * Evaluates policies over products. Whole-space runs compile each rule that
+ * has an exact SQL equivalent (policy-sql.ts) into one statement that decides
+ * every product of the space and writes only changed outcomes; the products
+ * it cannot decide, and every other rule, go through the batched evaluator:
+ * products read a batch at a time (keyset pages of 2,000 with their people and
+ * open incident counts, three queries per batch), every policy run on the
+ * batch in memory, and only outcomes that differ from the stored ones written,
+ * in one multi-row statement per batch. Re-evaluating a few changed products
+ * stays batched (a handful of rows; one statement per policy would cost
+ * more). Runs inside the caller's transaction.
  */
 @Injectable()
 export class PolicyEvaluator {
@@ -58,19 +68,61 @@ export class PolicyEvaluator {
    */
   async runSpace(em: EntityManager, spaceId: string, policies: Policy[]): Promise<RunResult> {
     const evaluatedAt = new Date();
-    const compiled = policies.map(compile);
     const byPolicy = new Map(policies.map((p) => [p.id, { compliant: 0, non_compliant: 0, errors: 0 }]));
-    let totalProducts = 0;
-    let afterId: string | null = null;
-    for (;;) {
-      const products = await this.products.pageById(em, spaceId, afterId, BATCH);
-      if (!products.length) break;
-      afterId = products[products.length - 1].id;
-      totalProducts += products.length;
-      if (compiled.length) {
-        await this.evaluateBatch(em, spaceId, compiled, products, evaluatedAt, byPolicy, 'transitions');
+    const batched: Compiled[] = [];
+    let totalProducts: number | null = null;
+    for (const policy of policies) {
+      const c = compile(policy);
+      const sql = compileRuleToSql(policy.ruleExpression, SQL_FIRST_PARAM);
+      if (!sql) {
+        batched.push(c);
+        continue;
       }
-      if (products.length < BATCH) break;
+      const run = await this.queries.evaluateCompiled(
+        em,
+        spaceId,
+        policy.id,
+        sql,
+        c.violationMessage,
+        evaluatedAt,
+      );
+      totalProducts = run.total;
+      const tally = byPolicy.get(policy.id)!;
+      tally.compliant += run.compliant;
+      tally.non_compliant += run.non_compliant;
+      await this.outbox.appendMany(
+        em,
+        run.violated.map((v) =>
+          violatedEvent(c, spaceId, { id: v.id, name: v.name }, v.before, c.violationMessage, evaluatedAt),
+        ),
+      );
+      for (let i = 0; i < run.undecided.length; i += BATCH) {
+        const products = await this.products.inSpace(em, spaceId, run.undecided.slice(i, i + BATCH));
+        await this.evaluateBatch(em, spaceId, [c], products, evaluatedAt, byPolicy, 'transitions', false);
+      }
+    }
+    if (batched.length || totalProducts === null) {
+      totalProducts = 0;
+      let afterId: string | null = null;
+      for (;;) {
+        const products = await this.products.pageById(em, spaceId, afterId, BATCH);
+        if (!products.length) break;
+        afterId = products[products.length - 1].id;
+        totalProducts += products.length;
+        if (batched.length) {
+          await this.evaluateBatch(
+            em,
+            spaceId,
+            batched,
+            products,
+            evaluatedAt,
+            byPolicy,
+            'transitions',
+            true,
+          );
+        }
+        if (products.length < BATCH) break;
+      }
     }
     if (policies.length) {
       await this.queries.markEvaluated(
@@ -96,7 +148,16 @@ export class PolicyEvaluator {
     const products = await this.products.inSpace(em, spaceId, productIds);
     if (!products.length) return;
     const byPolicy = new Map(policies.map((p) => [p.id, { compliant: 0, non_compliant: 0, errors: 0 }]));
-    await this.evaluateBatch(em, spaceId, policies.map(compile), products, new Date(), byPolicy, 'changes');
+    await this.evaluateBatch(
+      em,
+      spaceId,
+      policies.map(compile),
+      products,
+      new Date(),
+      byPolicy,
+      'changes',
+      false,
+    );
   }
 
   /** Evaluates without storing anything (dry runs). */
@@ -124,14 +185,14 @@ export class PolicyEvaluator {
     evaluatedAt: Date,
     byPolicy: Map<string, PolicyTally>,
     emit: Emit,
+    idOrdered: boolean,
   ): Promise<void> {
     const cel = await this.celProducts(em, products);
-    // Whole-space runs hand over id-ordered pages (see runSpace).
     const previous = await this.previousOutcomes(
       em,
       compiled.map((c) => c.policy.id),
       products.map((p) => p.id),
-      emit === 'transitions',
+      idOrdered,
     );
     const changes = {
       policyIds: [] as string[],
@@ -170,23 +231,19 @@ export class PolicyEvaluator {
     if (changes.policyIds.length) {
       await this.queries.upsertOutcomes(em, changes, evaluatedAt);
     }
-    for (const v of violated) {
-      await this.outbox.append(em, {
-        type: 'policy.violated',
-        spaceId,
-        data: {
-          policy_id: v.compiled.policy.id,
-          policy_name: v.compiled.policy.name,
-          severity: v.compiled.policy.severity,
-          space_id: spaceId,
-          product_id: v.product.id,
-          product_name: v.product.name,
-          previous_status: (v.before?.status as 'compliant' | 'error' | undefined) ?? null,
-          message: v.message,
-          evaluated_at: evaluatedAt.toISOString(),
-        },
-      });
-    }
+    await this.outbox.appendMany(
+      em,
+      violated.map((v) =>
+        violatedEvent(
+          v.compiled,
+          spaceId,
+          v.product,
+          (v.before?.status as 'compliant' | 'error' | undefined) ?? null,
+          v.message,
+          evaluatedAt,
+        ),
+      ),
+    );
   }
 
   private async celProducts(em: EntityManager, products: GovernedProduct[]): Promise<CelProduct[]> {
@@ -220,8 +277,31 @@ export class PolicyEvaluator {
 }
 
 function compile(policy: Policy): Compiled {
+  const violationMessage = `Violates "${policy.name}": ${policy.ruleExpression}`;
+  return { policy, rule: compileRule(policy.ruleExpression, violationMessage), violationMessage };
+}
+
+function violatedEvent(
+  c: Compiled,
+  spaceId: string,
+  product: { id: string; name: string },
+  previousStatus: 'compliant' | 'error' | null,
+  message: string,
+  evaluatedAt: Date,
+): DomainEvent<'policy.violated'> {
   return {
-    policy,
-    rule: compileRule(policy.ruleExpression, `Violates "${policy.name}": ${policy.ruleExpression}`),
+    type: 'policy.violated',
+    spaceId,
+    data: {
+      policy_id: c.policy.id,
+      policy_name: c.policy.name,
+      severity: c.policy.severity,
+      space_id: spaceId,
+      product_id: product.id,
+      product_name: product.name,
+      previous_status: previousStatus,
+      message,
+      evaluated_at: evaluatedAt.toISOString(),
+    },
   };
 }
