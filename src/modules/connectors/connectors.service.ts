@@ -22,6 +22,8 @@ import {
 import { Connector, ConnectorType } from './entities/connector.entity';
 import { SourceSystem } from './entities/source-system.entity';
 import { datasetInput, harvestTables, serverVersion } from './source-harvest';
+import { CONNECTOR_POOL_TOPIC, SourceConnectionPool } from './source-connection.pool';
+import { Wakeup } from '../../platform/jobs/wakeup.service';
 import { ReadOnlySession, SessionOptions, UserDatabase, UserDatabaseError } from './user-database.client';
 
 export const connectorSecretContext = (connectorId: string) => `connector:${connectorId}`;
@@ -65,6 +67,8 @@ export class ConnectorsService {
     private readonly userDb: UserDatabase,
     private readonly outbound: OutboundPolicy,
     private readonly products: ProductsService,
+    private readonly sources: SourceConnectionPool,
+    private readonly wakeup: Wakeup,
   ) {}
 
   async create(actor: Actor, access: SpaceAccess, dto: CreateConnectorDto): Promise<ConnectorResponse> {
@@ -125,7 +129,10 @@ export class ConnectorsService {
     await this.tx.run(async (em) => {
       const result = await em.getRepository(Connector).delete({ id: connectorId, spaceId: access.space.id });
       if (!result.affected) throw new NotFound('connector', connectorId);
+      // Every process closes its warm connections to the source once the delete commits.
+      this.wakeup.signal(em, `${CONNECTOR_POOL_TOPIC}:${connectorId}`);
     });
+    await this.sources.drop(connectorId);
   }
 
   async test(access: SpaceAccess, connectorId: string): Promise<ConnectorTestResponse> {
@@ -211,7 +218,7 @@ export class ConnectorsService {
     work: (session: ReadOnlySession) => Promise<T>,
     options: SessionOptions = {},
   ): Promise<T> {
-    return this.userDb.withSession(await this.target(spaceId, connectorId), work, options);
+    return this.sources.withSession(connectorId, await this.target(spaceId, connectorId), work, options);
   }
 
   // Internals.
