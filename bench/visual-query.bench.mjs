@@ -17,7 +17,7 @@ import { register, ROOT, scratchDatabase, signIn, startProcess } from './lib.mjs
 
 const require = createRequire(import.meta.url);
 const { compileQuery } = require(join(ROOT, 'dist', 'modules', 'query', 'query-compiler.js'));
-const { quoteIdent } = require(join(ROOT, 'dist', 'modules', 'connectors', 'source-catalog.js'));
+const { quoteIdent } = require(join(ROOT, 'dist', 'modules', 'connectors', 'source-catalog.service.js'));
 
 const ROWS = Number(process.env.BENCH_VQ_ROWS ?? 1_000_000);
 const RUNS = Number(process.env.BENCH_VQ_RUNS ?? 15);

@@ -144,7 +144,8 @@ export class SourceConnectionPool implements OnModuleInit, OnModuleDestroy {
         resolve,
         reject,
         timer: setTimeout(() => {
-          pool.waiters.splice(pool.waiters.indexOf(waiter), 1);
+          const at = pool.waiters.indexOf(waiter);
+          if (at >= 0) pool.waiters.splice(at, 1);
           reject(
             new UserDatabaseError(
               `All ${this.size} connections to the source are busy; try again in a moment.`,

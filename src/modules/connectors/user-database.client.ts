@@ -53,9 +53,6 @@ export class UserDatabaseError extends Error {
 const asText = (value: string) => value;
 const TEXT_TYPES = { getTypeParser: () => asText };
 
-/** Settings of every session, fixed when it starts (so `DISCARD ALL` between pooled uses returns to them). */
-const SESSION_OPTIONS = '-c default_transaction_read_only=on -c idle_in_transaction_session_timeout=60000';
-
 /**
  * Sessions on users' databases, never on the application's pool: the host
  * resolved and checked against the outbound address policy at connect time
@@ -88,7 +85,7 @@ export class UserDatabase {
     }
   }
 
-  /** A connected session on `target`, read-only from its start (every new pooled connection too). */
+  /** A connected session on `target` (every new pooled connection too); each use then opens its transaction with `begin`. */
   async connect(target: PostgresTarget): Promise<Client> {
     const address = await this.resolve(target.host);
     const client = new Client({
@@ -105,7 +102,6 @@ export class UserDatabase {
       // A client-side backstop in case the server ignores the statement timeout.
       query_timeout: USER_DB_LIMITS.statementTimeoutMs + 5_000,
       application_name: 'verity-connector',
-      options: SESSION_OPTIONS,
     });
     client.on('error', () => undefined); // a dropped connection surfaces through the pending query
     try {
@@ -135,16 +131,18 @@ export class UserDatabase {
 }
 
 /**
- * Opens a use's READ ONLY transaction with its limits, in one round trip:
- * `SET LOCAL` ends with the transaction, so nothing of one use's settings
- * outlives it.
+ * Opens a use's READ ONLY transaction with its limits, in one round trip.
+ * Every setting is `SET LOCAL`: it ends with the transaction, so nothing of
+ * one use's settings outlives it, and no startup option is needed (which
+ * some connection poolers in front of a source refuse).
  */
 export async function begin(client: Client, options: SessionOptions): Promise<void> {
   const timeout = Math.min(options.statementTimeoutMs ?? Infinity, USER_DB_LIMITS.statementTimeoutMs);
   try {
     await client.query(
-      `BEGIN READ ONLY; SET LOCAL statement_timeout = ${Math.floor(timeout)};
-       SET LOCAL lock_timeout = ${USER_DB_LIMITS.lockTimeoutMs}` +
+      `BEGIN READ ONLY; SET LOCAL default_transaction_read_only = on;
+       SET LOCAL statement_timeout = ${Math.floor(timeout)}; SET LOCAL lock_timeout = ${USER_DB_LIMITS.lockTimeoutMs};
+       SET LOCAL idle_in_transaction_session_timeout = 60000` +
         (options.utcTimestamps ? `; SET LOCAL TimeZone = 'UTC'` : ''),
     );
   } catch (error) {
