@@ -175,7 +175,11 @@ describe('pooled source connections (visual query and quality checks)', () => {
     expect(next.pid).toBe(pid);
     expect(next.advisory_locks).toBe(0);
     expect(next.probe ?? '').toBe('');
-    const held = await source.query(`SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory'`);
+    // pg_locks covers the whole server: only this source's lock 4242 counts.
+    const held = await source.query(
+      `SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND objid = 4242
+          AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`,
+    );
     expect(held.rows[0].n).toBe(0);
   });
 
