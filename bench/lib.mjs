@@ -24,7 +24,9 @@ export async function freePort() {
 }
 
 /** A fresh, empty database; returns its URL and a pg client connected to it. */
-export async function scratchDatabase(name) {
+export async function scratchDatabase(unprefixed) {
+  // BENCH_DB_PREFIX keeps benches run at once from several checkouts on one server apart.
+  const name = `${process.env.BENCH_DB_PREFIX ?? ''}${unprefixed}`;
   const admin = new pg.Client({ connectionString: `${SERVER_URL}/postgres` });
   await admin.connect();
   await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
@@ -33,7 +35,7 @@ export async function scratchDatabase(name) {
   const url = `${SERVER_URL}/${name}`;
   const client = new pg.Client({ connectionString: url });
   await client.connect();
-  return { url, client };
+  return { url, client, name };
 }
 
 /** Starts a node script (by default the built server) and waits until `readyPath` answers 200. */

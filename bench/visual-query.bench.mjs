@@ -17,7 +17,7 @@ import { register, ROOT, scratchDatabase, signIn, startProcess } from './lib.mjs
 
 const require = createRequire(import.meta.url);
 const { compileQuery } = require(join(ROOT, 'dist', 'modules', 'query', 'query-compiler.js'));
-const { quoteIdent } = require(join(ROOT, 'dist', 'modules', 'connectors', 'source-catalog.js'));
+const { quoteIdent } = require(join(ROOT, 'dist', 'modules', 'connectors', 'source-catalog.service.js'));
 
 const ROWS = Number(process.env.BENCH_VQ_ROWS ?? 1_000_000);
 const RUNS = Number(process.env.BENCH_VQ_RUNS ?? 15);
@@ -86,7 +86,7 @@ const AS_TEXT = { getTypeParser: () => (value) => value };
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 async function run() {
-  const { url, client } = await scratchDatabase('verity_bench_vq');
+  const { url, client, name } = await scratchDatabase('verity_bench_vq');
   const source = await scratchDatabase(SOURCE_DB);
   const server = await startProcess({
     env: {
@@ -177,8 +177,8 @@ async function run() {
     await source.client.end();
     const admin = new pg.Client({ connectionString: url.replace(/\/[^/]+$/, '/postgres') });
     await admin.connect();
-    await admin.query(`DROP DATABASE IF EXISTS ${SOURCE_DB} WITH (FORCE)`);
-    await admin.query('DROP DATABASE IF EXISTS verity_bench_vq WITH (FORCE)');
+    await admin.query(`DROP DATABASE IF EXISTS ${source.name} WITH (FORCE)`);
+    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
     await admin.end();
   }
 }

@@ -20,6 +20,7 @@ describe('loadConfig', () => {
     expect(config.redisKeyPrefix).toBe('verity:');
     expect(config.registrationOpen).toBe(true);
     expect(config.encryptionKey).toHaveLength(32);
+    expect(config.connectorPoolSize).toBe(2);
   });
 
   it('keeps generated secrets across boots', () => {
@@ -31,6 +32,7 @@ describe('loadConfig', () => {
 
   it.each([
     [{ PORT: 'eighty' }, /PORT must be a whole number/],
+    [{ CONNECTOR_POOL_SIZE: '11' }, /CONNECTOR_POOL_SIZE must be a whole number from 1 to 10/],
     [{ DATABASE_URL: 'mysql://x' }, /DATABASE_URL must use postgres:/],
     [{ REGISTRATION_OPEN: 'maybe' }, /REGISTRATION_OPEN must be true or false/],
     [{ RATE_LIMIT_USER_TIER: 'gold' }, /RATE_LIMIT_USER_TIER must be one of standard, premium, internal/],

@@ -41,6 +41,11 @@ export interface AppConfig {
    */
   instanceDatabasePoolSize: number;
   /**
+   * CONNECTOR_POOL_SIZE: warm read-only connections each worker process
+   * keeps to each connector's source database (visual query, quality checks).
+   */
+  connectorPoolSize: number;
+  /**
    * Worker processes sharing the port (WEB_CONCURRENCY): by default one per
    * available core on PostgreSQL, and always 1 on the embedded database,
    * which serves a single process.
@@ -541,6 +546,7 @@ export function loadConfig(env: Env = process.env, stdoutIsTty = process.stdout.
     databaseUrl,
     databasePoolSize: databaseUrl ? integer(env, 'DATABASE_POOL_SIZE', 10, 1, 200) : 1,
     instanceDatabasePoolSize: integer(env, 'INSTANCE_DATABASE_POOL_SIZE', 4, 1, 100),
+    connectorPoolSize: integer(env, 'CONNECTOR_POOL_SIZE', 2, 1, 10),
     searchCacheItems: integer(env, 'SEARCH_CACHE_ITEMS', 20_000, 0, 1_000_000),
     webConcurrency: webConcurrency(env, databaseUrl),
     dataDir,

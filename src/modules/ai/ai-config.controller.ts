@@ -60,7 +60,7 @@ export class AiConfigController {
     operationId: 'updateAiConfig',
     summary: 'Change the LLM provider configuration',
     description:
-      'Partial update of the database configuration (404 when only the environment configures AI). `api_key: null` removes the stored key. Creation, changes (the names of the fields changed, never the key) and deletion are written to the audit log.',
+      "Partial update of the database configuration (404 when only the environment configures AI). `api_key: null` removes the stored key. Creation, changes (the names of the fields changed, never the key) and deletion are written to the audit log. AI calls read the configuration (this one, model routes, prompts and budget limits) from each server process's memory: the process that answered a change uses it from its next call, the other processes and replicas within milliseconds (a database notification).",
   })
   @ApiOkResponse({ type: AiConfigResponse })
   @ApiProblems(404, 422)

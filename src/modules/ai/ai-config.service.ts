@@ -1,23 +1,19 @@
 import { sentFields } from '../../common/validation/sent-fields';
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
-import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
-import { DataSource, Repository } from 'typeorm';
+import { InjectRepository } from '@nestjs/typeorm';
+import { Repository } from 'typeorm';
 import { Conflict, NotFound, ValidationFailed } from '../../common/errors/domain-error';
 import { OutboundTargetRefused } from '../../platform/outbound-http/outbound-policy.service';
 import { APP_CONFIG, AppConfig } from '../../config/app.config';
 import { configScopeOf, InstanceContext } from '../../database/instance-context';
-import { deploymentDataSource } from '../../database/routing-data-source';
-import { TransactionRunner } from '../../database/transaction.runner';
 import { AuditService } from '../../platform/audit/audit.service';
 import type { Actor } from '../../common/auth/actor';
 import { SecretBox } from '../../platform/crypto/secret-box.service';
 import { AiConfigResponse, CreateAiConfigDto, UpdateAiConfigDto } from './dto/ai-config.dto';
 import { AiConfig, AiProvider } from './entities/ai-config.entity';
 import { ProviderClient } from './providers/provider.client';
-import { AiQueries } from './ai.queries';
-
-const GLOBAL_SCOPE = 'global';
+import { AiConfigCache, AiConfigView, ConfigRow, derive } from './ai-config.cache';
 
 /**
  * The global configuration lives in the control plane (the deployment
@@ -29,18 +25,6 @@ export function currentScope(): string {
   return configScopeOf(InstanceContext.instanceId());
 }
 
-export interface ConfigRow {
-  id: string;
-  provider: AiProvider;
-  model_name: string;
-  api_key_sealed: string | null;
-  api_base_url: string | null;
-  temperature: number | null;
-  max_tokens: number | null;
-  is_enabled: boolean;
-  created_at: Date | string;
-  updated_at: Date | string;
-}
 const NEEDS_BASE_URL: AiProvider[] = ['azure_openai', 'openai_compatible'];
 
 /** The provider configuration in force: the database's, else the environment's. */
@@ -70,35 +54,28 @@ export class AiConfigService {
     @Inject(APP_CONFIG) private readonly app: AppConfig,
     private readonly box: SecretBox,
     private readonly providers: ProviderClient,
-    private readonly queries: AiQueries,
-    private readonly tx: TransactionRunner,
+    private readonly cache: AiConfigCache,
     private readonly audit: AuditService,
-    @InjectDataSource() private readonly dataSource: DataSource,
   ) {}
 
+  /** The configuration in force on the current instance, from memory (AiConfigCache). */
   async effective(): Promise<EffectiveAiConfig | null> {
-    // On every gateway call: a prepared statement, no entity mapping.
-    const scope = currentScope();
-    const row = await this.queries.config<ConfigRow>(scope);
-    return this.inScope(scope, row ?? null);
+    return this.effectiveIn(await this.cache.view());
   }
 
   /**
-   * The effective configuration given the row stored for `scope` (read from
-   * the scope's own database): that row, else for an instance the global
-   * configuration, which lives in the deployment database, else the environment's.
+   * The effective configuration of a view: the instance's own row, else the
+   * global configuration (the deployment database's), else the environment's;
+   * its key opened once per snapshot.
    */
-  async inScope(scope: string, row: ConfigRow | null): Promise<EffectiveAiConfig | null> {
-    if (row || scope === GLOBAL_SCOPE) return this.fromRow(row);
-    const global = await this.queries.configIn<ConfigRow>(
-      deploymentDataSource(this.dataSource).manager,
-      GLOBAL_SCOPE,
-    );
-    return this.fromRow(global ?? null);
+  effectiveIn(view: AiConfigView): EffectiveAiConfig | null {
+    const { own, global } = view;
+    if (own.config) return derive(own, 'effective', () => this.fromRow(own.config));
+    return derive(global, 'effective', () => this.fromRow(global.config));
   }
 
   /** The effective configuration from a stored row (timestamps as Dates or JSON strings), else the environment's. */
-  fromRow(row: ConfigRow | null): EffectiveAiConfig | null {
+  private fromRow(row: ConfigRow | null): EffectiveAiConfig | null {
     if (row) {
       return {
         id: row.id,
@@ -175,7 +152,7 @@ export class AiConfigService {
       maxTokens: dto.max_tokens ?? null,
       isEnabled: dto.is_enabled ?? true,
     });
-    await this.tx.run(async (em) => {
+    await this.cache.write(async (em) => {
       // 23505 on a concurrent second POST maps to 409 in the problem filter.
       await em.insert(AiConfig, row);
       await this.audit.record(em, actor, {
@@ -208,7 +185,7 @@ export class AiConfigService {
         ? this.box.seal(dto.api_key, keyContext('ai_configs', row.id))
         : null;
     }
-    await this.tx.run(async (em) => {
+    await this.cache.write(async (em) => {
       await em.update(AiConfig, { id: row.id }, changes);
       await this.audit.record(em, actor, {
         action: 'ai_config.updated',
@@ -224,7 +201,7 @@ export class AiConfigService {
   }
 
   async delete(actor: Actor): Promise<void> {
-    await this.tx.run(async (em) => {
+    await this.cache.write(async (em) => {
       const row = await em.findOneBy(AiConfig, { scope: currentScope() });
       if (!row) throw new NotFound('AI provider configuration stored in the database');
       await em.delete(AiConfig, { id: row.id });

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AiConfigController } from './ai-config.controller';
+import { AiConfigCache } from './ai-config.cache';
 import { AiConfigService } from './ai-config.service';
 import { AiLogsAdminController, AiLogsController } from './ai-logs.controller';
 import { AiLogsService } from './ai-logs.service';
@@ -68,6 +69,7 @@ import { ProviderClient } from './providers/provider.client';
     AiOpsService,
     AiRetentionService,
     AiQueries,
+    AiConfigCache,
   ],
   exports: [AiGatewayService, AiLogsService],
 })

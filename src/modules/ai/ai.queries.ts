@@ -6,28 +6,20 @@ import { PreparedQueries } from '../../database/prepared-queries.runner';
 const CONFIG_COLUMNS = `id, provider, model_name, api_key_sealed, api_base_url, temperature, max_tokens,
   is_enabled, created_at, updated_at`;
 
-const CONFIG_SQL = `SELECT id, provider, model_name, api_key_sealed, api_base_url, temperature, max_tokens, is_enabled,
-  created_at, updated_at FROM ai_configs WHERE scope = $1`;
-
-// One round trip: the provider configuration of the scope and the feature's profile with its fallback.
-const ROUTE_SQL = `SELECT
-  (SELECT row_to_json(c) FROM (SELECT ${CONFIG_COLUMNS} FROM ai_configs WHERE scope = $2) c) AS config,
-  (SELECT coalesce(json_agg(x), '[]'::json) FROM (
-    SELECT p.id, p.provider, p.model_name, p.temperature, p.max_tokens, p.api_key_sealed, p.api_base_url,
-      p.fallback_profile_id, (r.profile_id = p.id) AS is_primary
-    FROM ai_model_routes r JOIN ai_model_profiles p ON p.id = r.profile_id OR p.id = (
-      SELECT fallback_profile_id FROM ai_model_profiles WHERE id = r.profile_id)
-    WHERE r.feature = $1) x) AS profiles`;
-
-const ACTIVE_PROMPT_SQL = `SELECT version, system, template, variables FROM ai_prompt_versions
-  WHERE prompt_key = $1 AND status = 'active'`;
-
-// One round trip: the limits of both entry points and, in one pass over the month's rollup rows,
-// the use of both windows, globally and for the feature.
-const BUDGET_SNAPSHOT_SQL = `SELECT
+// One statement, so one snapshot: the counter and everything the gateway keeps in memory (AiConfigCache).
+const CONFIG_SNAPSHOT_SQL = `SELECT (SELECT version FROM ai_config_version) AS version,
+  (SELECT row_to_json(c) FROM (SELECT ${CONFIG_COLUMNS} FROM ai_configs WHERE scope = $1) c) AS config,
+  (SELECT coalesce(json_object_agg(feature, profile_id), '{}'::json) FROM ai_model_routes) AS routes,
+  (SELECT coalesce(json_agg(p), '[]'::json) FROM (
+    SELECT id, provider, model_name, temperature, max_tokens, api_key_sealed, api_base_url, fallback_profile_id
+    FROM ai_model_profiles) p) AS profiles,
+  (SELECT coalesce(json_agg(v ORDER BY v.version), '[]'::json) FROM (
+    SELECT prompt_key, version, system, template, variables FROM ai_prompt_versions WHERE status = 'active') v) AS prompts,
   (SELECT coalesce(json_agg(b), '[]'::json) FROM (
-    SELECT entry_point_id, daily_tokens, monthly_tokens, daily_usd, monthly_usd
-    FROM ai_budgets WHERE entry_point_id IN ('global', $3)) b) AS limits,
+    SELECT entry_point_id, daily_tokens, monthly_tokens, daily_usd, monthly_usd FROM ai_budgets) b) AS budgets`;
+
+// In one pass over the month's rollup rows, the use of both windows, globally and for the feature.
+const BUDGET_USAGE_SQL = `SELECT
   coalesce(sum(input_tokens + output_tokens) FILTER (WHERE day >= $2), 0)::float8 AS g_day_tokens,
   coalesce(sum(input_tokens + output_tokens), 0)::float8 AS g_month_tokens,
   coalesce(sum(cost_usd) FILTER (WHERE day >= $2), 0)::float8 AS g_day_usd,
@@ -36,9 +28,7 @@ const BUDGET_SNAPSHOT_SQL = `SELECT
   coalesce(sum(input_tokens + output_tokens) FILTER (WHERE feature = $3), 0)::float8 AS f_month_tokens,
   coalesce(sum(cost_usd) FILTER (WHERE day >= $2 AND feature = $3), 0)::float8 AS f_day_usd,
   coalesce(sum(cost_usd) FILTER (WHERE feature = $3), 0)::float8 AS f_month_usd
-  FROM ai_usage_daily WHERE day >= $1
-    -- Use is only summed when a limit exists: from the environment ($4) or stored.
-    AND ($4::boolean OR EXISTS (SELECT 1 FROM ai_budgets WHERE entry_point_id IN ('global', $3)))`;
+  FROM ai_usage_daily WHERE day >= $1`;
 
 const USAGE_SQL = `SELECT to_char(day, 'YYYY-MM-DD') AS date, model, feature, provider, calls,
   failures + blocked + budget_exceeded AS failures, input_tokens, output_tokens, cost_usd::float8 AS cost_usd
@@ -106,19 +96,20 @@ const WRITE_SPAN_SQL = `WITH ${ASYNC_COMMIT} INSERT INTO ai_spans (run_id, log_i
 export type AiRow = Record<string, unknown>;
 
 /**
- * The AI gateway's raw SQL. The gateway's own statements (configuration,
- * route, active prompt, budget snapshot, the log write, workflow runs) run on
- * every AI call, so each is one round trip of plain SQL with JSON
+ * The AI gateway's raw SQL. The gateway's configuration (provider
+ * configuration, routes, active prompts, budget limits) is read in one
+ * statement when it changed and kept in memory (AiConfigCache). The
+ * statements of a call (budget use when a limit applies, the log write,
+ * workflow runs) are each one round trip of plain SQL with JSON
  * aggregation, CTE writes and asynchronous commit, where the repository API
  * would need several; they take no `em` (they never join a transaction) and
  * run on the pool as named prepared statements through PreparedQueries,
  * their executor. The reports and upkeep statements (usage, overview,
  * retention, prompt numbering) aggregate with FILTER and LATERAL, delete in
  * batches or take advisory locks, and take the caller's `em`. Indexes:
- * ai_configs' unique scope; ai_model_routes' primary key (feature) and the
- * ai_model_profiles primary key; ai_prompt_versions' (prompt_key, status)
- * and (prompt_key, version) indexes; ai_budgets' primary key
- * (entry_point_id); the ai_usage_daily and ai_user_usage_daily primary keys
+ * ai_configs' unique scope; ai_prompt_versions' (prompt_key, status) index
+ * (the configuration snapshot reads the small routes, profiles and budgets
+ * tables whole); the ai_usage_daily and ai_user_usage_daily primary keys
  * (day first) for rollups, upserts and reports; ai_logs' created_at index
  * (and its partial index on guardrail_actions) for the overview, the
  * guardrail report and retention, its run_id index for run totals;
@@ -128,44 +119,28 @@ export type AiRow = Record<string, unknown>;
 export class AiQueries {
   constructor(private readonly prepared: PreparedQueries) {}
 
+  // The gateway's configuration, read when it changed (AiConfigCache), through the database's `em`.
+
+  /** Everything the gateway keeps of one database's configuration, with the counter's version (one snapshot). */
+  async configSnapshot<Row>(em: EntityManager, scope: string): Promise<Row> {
+    const [row] = (await em.query(CONFIG_SNAPSHOT_SQL, [scope])) as Row[];
+    return row;
+  }
+
+  /** The database's configuration version (ai_config_version), bumped by every configuration write. */
+  async configVersion(em: EntityManager): Promise<number> {
+    const [row] = (await em.query('SELECT version FROM ai_config_version')) as { version: string }[];
+    return Number(row.version);
+  }
+
   // The gateway's hot path, on PreparedQueries.
 
-  /** The provider configuration stored for `scope` in the current database. */
-  async config<Row>(scope: string): Promise<Row | undefined> {
-    const [row] = await this.prepared.queryOutsideTransaction<Row>(CONFIG_SQL, [scope]);
-    return row;
-  }
-
-  /** The provider configuration stored for `scope`, read through `em` (another database's manager). */
-  async configIn<Row>(em: EntityManager, scope: string): Promise<Row | undefined> {
-    const [row] = (await em.query(CONFIG_SQL, [scope])) as Row[];
-    return row;
-  }
-
-  /** The scope's provider configuration and the feature's profile with its fallback, in one round trip. */
-  async route<Row>(feature: string, scope: string): Promise<Row> {
-    const [row] = await this.prepared.queryOutsideTransaction<Row>(ROUTE_SQL, [feature, scope]);
-    return row;
-  }
-
-  /** The active version of a prompt, if one is stored. */
-  async activePrompt<Row>(key: string): Promise<Row | undefined> {
-    const [row] = await this.prepared.queryOutsideTransaction<Row>(ACTIVE_PROMPT_SQL, [key]);
-    return row;
-  }
-
-  /** The limits and use a budget decision needs (see BUDGET_SNAPSHOT_SQL). */
-  async budgetSnapshot<Row>(
-    monthStart: string,
-    dayStart: string,
-    feature: string,
-    environmentLimit: boolean,
-  ): Promise<Row> {
-    const [row] = await this.prepared.queryOutsideTransaction<Row>(BUDGET_SNAPSHOT_SQL, [
+  /** The use a budget decision needs (see BUDGET_USAGE_SQL), only asked when a limit applies. */
+  async budgetUsage<Row>(monthStart: string, dayStart: string, feature: string): Promise<Row> {
+    const [row] = await this.prepared.queryOutsideTransaction<Row>(BUDGET_USAGE_SQL, [
       monthStart,
       dayStart,
       feature,
-      environmentLimit,
     ]);
     return row;
   }

@@ -14,6 +14,7 @@ import {
 import { BudgetResponse, PutBudgetDto } from './dto/budgets.dto';
 import { AiBudget } from './entities/ai-budget.entity';
 import { AiQueries } from './ai.queries';
+import { AiConfigCache, LimitRow } from './ai-config.cache';
 
 export const GLOBAL_ENTRY_POINT = 'global';
 
@@ -24,14 +25,6 @@ export interface BudgetSnapshot {
   own: BudgetLimits | null;
   usage: { global: BudgetUsage; feature: BudgetUsage };
   windows: BudgetWindows;
-}
-
-interface LimitRow {
-  entry_point_id: string;
-  daily_tokens: string | number | null;
-  monthly_tokens: string | number | null;
-  daily_usd: string | number | null;
-  monthly_usd: string | number | null;
 }
 
 type UsageRow = Record<
@@ -68,6 +61,8 @@ export interface BudgetRefusal extends BudgetBreach {
 }
 
 const num = (v: string | number | null) => (v === null ? null : Number(v));
+const NOTHING_USED: BudgetUsage = { dayTokens: 0, monthTokens: 0, dayUsd: 0, monthUsd: 0 };
+const NO_USAGE = { global: NOTHING_USED, feature: NOTHING_USED };
 const isoDay = (d: Date) => d.toISOString().slice(0, 10);
 
 @Injectable()
@@ -76,25 +71,31 @@ export class BudgetsService {
     @InjectRepository(AiBudget) private readonly budgets: Repository<AiBudget>,
     @Inject(APP_CONFIG) private readonly app: AppConfig,
     private readonly queries: AiQueries,
+    private readonly cache: AiConfigCache,
   ) {}
 
-  /** The limits and use a budget decision for `feature` needs. */
-  async snapshot(feature: string, now = new Date()): Promise<BudgetSnapshot> {
+  /**
+   * The limits (from memory, AiConfigCache) and use a budget decision for
+   * `feature` needs. The use is read (one statement over the month's rollup
+   * rows) only when a limit applies, or with `withUsage` (the admin list).
+   */
+  async snapshot(feature: string, now = new Date(), withUsage = false): Promise<BudgetSnapshot> {
     const windows = budgetWindows(now);
-    const row = await this.queries.budgetSnapshot<UsageRow & { limits: LimitRow[] }>(
-      isoDay(windows.monthStart),
-      isoDay(windows.dayStart),
-      feature,
-      hasLimit(this.app.ai.budget),
-    );
-    const own = row.limits.find((r) => r.entry_point_id === feature && feature !== GLOBAL_ENTRY_POINT);
-    return {
-      feature,
-      global: this.limitsOf(row.limits.find((r) => r.entry_point_id === GLOBAL_ENTRY_POINT)),
-      own: own ? this.limitsOf(own) : null,
-      usage: usageOf(row),
-      windows,
-    };
+    const { budgets } = (await this.cache.view()).own;
+    const stored = feature === GLOBAL_ENTRY_POINT ? undefined : budgets.get(feature);
+    const global = this.limitsOf(budgets.get(GLOBAL_ENTRY_POINT));
+    const own = stored ? this.limitsOf(stored) : null;
+    const usage =
+      withUsage || hasLimit(global) || (own !== null && hasLimit(own))
+        ? usageOf(
+            await this.queries.budgetUsage<UsageRow>(
+              isoDay(windows.monthStart),
+              isoDay(windows.dayStart),
+              feature,
+            ),
+          )
+        : NO_USAGE;
+    return { feature, global, own, usage, windows };
   }
 
   /** The first budget (global, then the feature's) a call of `estimatedTokens` would break; null when none. */
@@ -123,24 +124,27 @@ export class BudgetsService {
   }
 
   async put(userId: string, entryPointId: string, dto: PutBudgetDto): Promise<BudgetResponse> {
-    await this.budgets.upsert(
-      {
-        entryPointId,
-        dailyTokens: dto.daily_tokens ?? null,
-        monthlyTokens: dto.monthly_tokens ?? null,
-        dailyUsd: dto.daily_usd ?? null,
-        monthlyUsd: dto.monthly_usd ?? null,
-        updatedBy: userId,
-        updatedAt: new Date(),
-      },
-      ['entryPointId'],
+    await this.cache.write((em) =>
+      em.upsert(
+        AiBudget,
+        {
+          entryPointId,
+          dailyTokens: dto.daily_tokens ?? null,
+          monthlyTokens: dto.monthly_tokens ?? null,
+          dailyUsd: dto.daily_usd ?? null,
+          monthlyUsd: dto.monthly_usd ?? null,
+          updatedBy: userId,
+          updatedAt: new Date(),
+        },
+        ['entryPointId'],
+      ),
     );
     const row = await this.budgets.findOneByOrFail({ entryPointId });
     return this.toResponse(entryPointId, 'database', row, row.updatedAt);
   }
 
   async delete(entryPointId: string): Promise<void> {
-    const result = await this.budgets.delete({ entryPointId });
+    const result = await this.cache.write((em) => em.delete(AiBudget, { entryPointId }));
     if (!result.affected) throw new NotFound('budget override', entryPointId);
   }
 
@@ -160,7 +164,7 @@ export class BudgetsService {
     limits: BudgetLimits,
     updatedAt: Date | null,
   ): Promise<BudgetResponse> {
-    const { usage } = await this.snapshot(entryPointId);
+    const { usage } = await this.snapshot(entryPointId, new Date(), true);
     const own = entryPointId === GLOBAL_ENTRY_POINT ? usage.global : usage.feature;
     return {
       entry_point_id: entryPointId,

@@ -5,7 +5,8 @@ import { Repository } from 'typeorm';
 import { Conflict, ValidationFailed } from '../../common/errors/domain-error';
 import type { Page, PageQuery } from '../../common/http/page.dto';
 import { SecretBox } from '../../platform/crypto/secret-box.service';
-import { AiConfigService, ConfigRow, currentScope, EffectiveAiConfig, keyContext } from './ai-config.service';
+import { AiConfigService, EffectiveAiConfig, keyContext } from './ai-config.service';
+import { AiConfigCache, AiConfigSnapshot, derive, ProfileRow } from './ai-config.cache';
 import { AiDisabled, AiNotConfigured } from './ai.errors';
 import {
   CreateModelProfileDto,
@@ -13,22 +14,9 @@ import {
   ModelRouteResponse,
   PutModelRouteDto,
 } from './dto/model-routing.dto';
-import type { AiProvider } from './entities/ai-config.entity';
 import { AiModelProfile } from './entities/ai-model-profile.entity';
 import { AiModelRoute } from './entities/ai-model-route.entity';
 import type { ProviderTarget } from './providers/wire';
-import { AiQueries } from './ai.queries';
-
-interface ProfileRow {
-  id: string;
-  provider: AiProvider;
-  model_name: string;
-  temperature: number | null;
-  max_tokens: number | null;
-  api_key_sealed: string | null;
-  api_base_url: string | null;
-  fallback_profile_id: string | null;
-}
 
 @Injectable()
 export class ModelRoutingService {
@@ -37,7 +25,7 @@ export class ModelRoutingService {
     @InjectRepository(AiModelRoute) private readonly routes: Repository<AiModelRoute>,
     private readonly configs: AiConfigService,
     private readonly box: SecretBox,
-    private readonly queries: AiQueries,
+    private readonly cache: AiConfigCache,
   ) {}
 
   /**
@@ -46,24 +34,19 @@ export class ModelRoutingService {
    * configuration switches every feature off, routed or not.
    */
   async resolve(feature: string): Promise<ProviderTarget[]> {
-    // The instance's database holds its own override only; without one, the global configuration is read
-    // from the deployment database (a second round trip, on instances other than `default` only).
-    const scope = currentScope();
-    // One round trip: the provider configuration of the scope and the feature's profile with its fallback.
-    const row = await this.queries.route<{
-      config: ConfigRow | null;
-      profiles: Array<ProfileRow & { is_primary: boolean }>;
-    }>(feature, scope);
-    const config = await this.configs.inScope(scope, row.config);
-    const rows = row.profiles;
+    // From memory (AiConfigCache): the instance's routes and profiles, its configuration or the global one.
+    const view = await this.cache.view();
+    const config = this.configs.effectiveIn(view);
     if (config && !config.isEnabled) throw new AiDisabled();
-    const primary = rows.find((row) => row.is_primary);
+    const profileId = view.own.routes.get(feature);
+    const primary = profileId === undefined ? undefined : view.own.profiles.get(profileId);
     if (!primary) {
       if (!config) throw new AiNotConfigured();
       return [this.configTarget(config)];
     }
-    const fallback = rows.find((row) => !row.is_primary && row.id === primary.fallback_profile_id);
-    return [primary, ...(fallback ? [fallback] : [])].map((row) => this.profileTarget(row, config));
+    const fallbackId = primary.fallback_profile_id;
+    const fallback = fallbackId && fallbackId !== primary.id ? view.own.profiles.get(fallbackId) : undefined;
+    return [primary, ...(fallback ? [fallback] : [])].map((row) => this.profileTarget(view.own, row, config));
   }
 
   configTarget(config: EffectiveAiConfig): ProviderTarget {
@@ -78,13 +61,20 @@ export class ModelRoutingService {
     };
   }
 
-  private profileTarget(row: ProfileRow, config: EffectiveAiConfig | null): ProviderTarget {
+  private profileTarget(
+    snapshot: AiConfigSnapshot,
+    row: ProfileRow,
+    config: EffectiveAiConfig | null,
+  ): ProviderTarget {
     const sameProvider = config?.provider === row.provider;
+    const sealed = row.api_key_sealed;
     return {
       provider: row.provider,
       model: row.model_name,
-      apiKey: row.api_key_sealed
-        ? this.box.open(row.api_key_sealed, keyContext('ai_model_profiles', row.id))
+      apiKey: sealed
+        ? derive(snapshot, `profile-key:${row.id}`, () =>
+            this.box.open(sealed, keyContext('ai_model_profiles', row.id)),
+          )
         : sameProvider
           ? config.apiKey
           : null,
@@ -115,17 +105,19 @@ export class ModelRoutingService {
     }
     if (dto.api_base_url) await this.configs.checkBaseUrl(dto.provider, dto.api_base_url);
     const id = randomUUID();
-    await this.profiles.insert({
-      id,
-      name: dto.name,
-      provider: dto.provider,
-      modelName: dto.model_name,
-      temperature: dto.temperature ?? null,
-      maxTokens: dto.max_tokens ?? null,
-      fallbackProfileId: dto.fallback_profile_id ?? null,
-      apiKeySealed: dto.api_key ? this.box.seal(dto.api_key, keyContext('ai_model_profiles', id)) : null,
-      apiBaseUrl: dto.api_base_url?.replace(/\/+$/, '') ?? null,
-    });
+    await this.cache.write((em) =>
+      em.insert(AiModelProfile, {
+        id,
+        name: dto.name,
+        provider: dto.provider,
+        modelName: dto.model_name,
+        temperature: dto.temperature ?? null,
+        maxTokens: dto.max_tokens ?? null,
+        fallbackProfileId: dto.fallback_profile_id ?? null,
+        apiKeySealed: dto.api_key ? this.box.seal(dto.api_key, keyContext('ai_model_profiles', id)) : null,
+        apiBaseUrl: dto.api_base_url?.replace(/\/+$/, '') ?? null,
+      }),
+    );
     const row = await this.profiles
       .createQueryBuilder('p')
       .addSelect('p.apiKeySealed')
@@ -148,9 +140,11 @@ export class ModelRoutingService {
     if (!(await this.profiles.existsBy({ id: dto.profile_id }))) {
       throw ValidationFailed.field('profile_id', 'profile_id names no model profile.');
     }
-    await this.routes.upsert({ feature: dto.feature, profileId: dto.profile_id, updatedAt: new Date() }, [
-      'feature',
-    ]);
+    await this.cache.write((em) =>
+      em.upsert(AiModelRoute, { feature: dto.feature, profileId: dto.profile_id, updatedAt: new Date() }, [
+        'feature',
+      ]),
+    );
     const row = await this.routes.findOneOrFail({
       where: { feature: dto.feature },
       relations: { profile: true },

@@ -3,7 +3,6 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, Repository } from 'typeorm';
 import { NotFound, ValidationFailed } from '../../common/errors/domain-error';
 import type { Page, PageQuery } from '../../common/http/page.dto';
-import { TransactionRunner } from '../../database/transaction.runner';
 import {
   CreatePromptVersionDto,
   PreviewPromptDto,
@@ -19,6 +18,7 @@ import { redact, redactionActions } from './guardrails';
 import { promptDefault, PROMPT_DEFAULTS, PromptDefinition } from './prompts/prompt-defaults';
 import { missingVariables, render, templateVariables } from './prompts/prompt-template';
 import { AiQueries } from './ai.queries';
+import { AiConfigCache } from './ai-config.cache';
 
 /** The prompt a call uses: the active stored version, or the code default (version 0). */
 export interface ActivePrompt {
@@ -35,7 +35,7 @@ export class PromptsService {
   constructor(
     @InjectRepository(AiPromptVersion) private readonly versions: Repository<AiPromptVersion>,
     private readonly queries: AiQueries,
-    private readonly tx: TransactionRunner,
+    private readonly cache: AiConfigCache,
   ) {}
 
   definition(key: string): PromptDefinition {
@@ -46,10 +46,8 @@ export class PromptsService {
 
   async active(key: string): Promise<ActivePrompt> {
     const definition = this.definition(key);
-    const row =
-      await this.queries.activePrompt<Pick<AiPromptVersion, 'version' | 'system' | 'template' | 'variables'>>(
-        key,
-      );
+    // From memory (AiConfigCache).
+    const row = (await this.cache.view()).own.prompts.get(key);
     const source = row ?? { version: 0, ...definition };
     return {
       key,
@@ -143,7 +141,7 @@ export class PromptsService {
         `The prompt ${key} has no variable ${unknown.join(', ')}; it can use ${definition.variables.join(', ') || 'none'}.`,
       );
     }
-    const version = await this.tx.run((em) =>
+    const version = await this.cache.write((em) =>
       this.insertVersion(em, {
         key,
         system,
@@ -172,7 +170,7 @@ export class PromptsService {
       .filter((m) => m.role === 'user')
       .map((m) => m.content)
       .join('\n\n');
-    await this.tx.run((em) =>
+    await this.cache.write((em) =>
       this.insertVersion(em, {
         key,
         system,
@@ -222,7 +220,9 @@ export class PromptsService {
   /** Back to the code default: stored versions stay, none is active. */
   async reset(key: string): Promise<PromptDetailResponse> {
     this.definition(key);
-    await this.versions.update({ promptKey: key, status: 'active' }, { status: 'inactive' });
+    await this.cache.write((em) =>
+      em.update(AiPromptVersion, { promptKey: key, status: 'active' }, { status: 'inactive' }),
+    );
     return this.get(key);
   }
 

@@ -10,6 +10,7 @@ import { SourceCatalog } from './source-catalog.service';
 import { SourceSystemsController } from './source-systems.controller';
 import { SourceSystemsService } from './source-systems.service';
 import { UserDatabase } from './user-database.client';
+import { SourceConnectionPool } from './source-connection.pool';
 
 /**
  * Source systems and connectors to users' databases. Quality checks and the
@@ -19,7 +20,14 @@ import { UserDatabase } from './user-database.client';
 @Module({
   imports: [TypeOrmModule.forFeature([Connector, SourceSystem]), CatalogModule],
   controllers: [ConnectorsController, SourceSystemsController],
-  providers: [ConnectorsService, SourceSystemsService, UserDatabase, SourceCatalog, ConnectorsQueries],
+  providers: [
+    ConnectorsService,
+    SourceSystemsService,
+    UserDatabase,
+    SourceConnectionPool,
+    SourceCatalog,
+    ConnectorsQueries,
+  ],
   exports: [ConnectorsService, SourceCatalog],
 })
 export class ConnectorsModule {}

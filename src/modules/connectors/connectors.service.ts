@@ -22,6 +22,8 @@ import {
 import { Connector, ConnectorType } from './entities/connector.entity';
 import { SourceSystem } from './entities/source-system.entity';
 import { datasetInput, harvestTables, serverVersion } from './source-harvest';
+import { CONNECTOR_POOL_TOPIC, SourceConnectionPool } from './source-connection.pool';
+import { Wakeup } from '../../platform/jobs/wakeup.service';
 import { ReadOnlySession, SessionOptions, UserDatabase, UserDatabaseError } from './user-database.client';
 import { OutboxService } from '../../platform/outbox/outbox.service';
 
@@ -67,6 +69,8 @@ export class ConnectorsService {
     private readonly outbound: OutboundPolicy,
     private readonly products: ProductsService,
     private readonly outbox: OutboxService,
+    private readonly sources: SourceConnectionPool,
+    private readonly wakeup: Wakeup,
   ) {}
 
   async create(actor: Actor, access: SpaceAccess, dto: CreateConnectorDto): Promise<ConnectorResponse> {
@@ -127,7 +131,10 @@ export class ConnectorsService {
     await this.tx.run(async (em) => {
       const result = await em.getRepository(Connector).delete({ id: connectorId, spaceId: access.space.id });
       if (!result.affected) throw new NotFound('connector', connectorId);
+      // Every process closes its warm connections to the source once the delete commits.
+      this.wakeup.signal(em, `${CONNECTOR_POOL_TOPIC}:${connectorId}`);
     });
+    await this.sources.drop(connectorId);
   }
 
   async test(access: SpaceAccess, connectorId: string): Promise<ConnectorTestResponse> {
@@ -230,7 +237,7 @@ export class ConnectorsService {
     work: (session: ReadOnlySession) => Promise<T>,
     options: SessionOptions = {},
   ): Promise<T> {
-    return this.userDb.withSession(await this.target(spaceId, connectorId), work, options);
+    return this.sources.withSession(connectorId, await this.target(spaceId, connectorId), work, options);
   }
 
   // Internals.

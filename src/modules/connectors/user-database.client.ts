@@ -54,12 +54,14 @@ const asText = (value: string) => value;
 const TEXT_TYPES = { getTypeParser: () => asText };
 
 /**
- * Sessions on users' databases: a dedicated short-lived `pg.Client` per
- * operation (never the application's pool), the host resolved and checked
- * against the outbound address policy at connect time (and the checked
- * address is the one dialled, so DNS cannot be swapped in between), the
- * session read-only by default with statement and lock timeouts, and every
- * operation inside a READ ONLY transaction that is rolled back.
+ * Sessions on users' databases, never on the application's pool: the host
+ * resolved and checked against the outbound address policy at connect time
+ * (and the checked address is the one dialled, so DNS cannot be swapped in
+ * between), the session read-only by default, and every use inside a READ
+ * ONLY transaction with its statement and lock timeouts, rolled back.
+ * `withSession` opens a connection of its own (connection tests, syncs);
+ * `withPooledSession` borrows a warm one from the connector's pool
+ * (SourceConnectionPool: the visual query and quality checks).
  */
 @Injectable()
 export class UserDatabase {
@@ -73,8 +75,19 @@ export class UserDatabase {
     work: (session: ReadOnlySession) => Promise<T>,
     options: SessionOptions = {},
   ): Promise<T> {
+    const client = await this.connect(target);
+    try {
+      await begin(client, options);
+      return await work(sessionOn(client));
+    } finally {
+      await client.query('ROLLBACK').catch(() => undefined);
+      await client.end().catch(() => undefined);
+    }
+  }
+
+  /** A connected session on `target` (every new pooled connection too); each use then opens its transaction with `begin`. */
+  async connect(target: PostgresTarget): Promise<Client> {
     const address = await this.resolve(target.host);
-    const timeout = Math.min(options.statementTimeoutMs ?? Infinity, USER_DB_LIMITS.statementTimeoutMs);
     const client = new Client({
       host: address,
       port: target.port,
@@ -87,53 +100,16 @@ export class UserDatabase {
           : { rejectUnauthorized: target.sslmode === 'verify-full', servername: target.host },
       connectionTimeoutMillis: USER_DB_LIMITS.connectTimeoutMs,
       // A client-side backstop in case the server ignores the statement timeout.
-      query_timeout: timeout + 5_000,
+      query_timeout: USER_DB_LIMITS.statementTimeoutMs + 5_000,
       application_name: 'verity-connector',
     });
     client.on('error', () => undefined); // a dropped connection surfaces through the pending query
     try {
       await client.connect();
+      return client;
     } catch (error) {
       await client.end().catch(() => undefined);
       throw new UserDatabaseError(`Could not connect to ${target.host}:${target.port}: ${reason(error)}`);
-    }
-    try {
-      try {
-        await client.query(
-          `SET default_transaction_read_only = on; SET statement_timeout = ${Math.floor(timeout)};
-           SET lock_timeout = ${USER_DB_LIMITS.lockTimeoutMs}; SET idle_in_transaction_session_timeout = 60000` +
-            (options.utcTimestamps ? `; SET TimeZone = 'UTC'` : ''),
-        );
-        await client.query('BEGIN READ ONLY');
-      } catch (error) {
-        throw new UserDatabaseError(reason(error), sqlState(error));
-      }
-      const run = async (config: QueryConfig | QueryArrayConfig) => {
-        try {
-          // The extended protocol runs exactly one statement: no `; COMMIT; ...` smuggling.
-          const extended: QueryConfig & { queryMode: 'extended' } = { ...config, queryMode: 'extended' };
-          return await client.query(extended);
-        } catch (error) {
-          throw new UserDatabaseError(reason(error), sqlState(error));
-        }
-      };
-      const session: ReadOnlySession = {
-        query: async <R>(sql: string, params: unknown[] = []) =>
-          (await run({ text: sql, values: params })).rows as R[],
-        queryRaw: async (sql: string, params: unknown[] = []) => {
-          const config: QueryArrayConfig = { text: sql, values: params, rowMode: 'array', types: TEXT_TYPES };
-          const result = await run(config);
-          return {
-            fields: result.fields.map((f) => ({ name: f.name, typeId: f.dataTypeID })),
-            rows: result.rows as unknown as (string | null)[][],
-          };
-        },
-      };
-      // Errors of `work` itself (a caller's validation, say) pass through unchanged.
-      return await work(session);
-    } finally {
-      await client.query('ROLLBACK').catch(() => undefined);
-      await client.end().catch(() => undefined);
     }
   }
 
@@ -152,6 +128,67 @@ export class UserDatabase {
     }
     return found[0].address;
   }
+}
+
+/**
+ * Opens a use's READ ONLY transaction with its limits, in one round trip.
+ * Every setting is `SET LOCAL`: it ends with the transaction, so nothing of
+ * one use's settings outlives it, and no startup option is needed (which
+ * some connection poolers in front of a source refuse).
+ */
+export async function begin(client: Client, options: SessionOptions): Promise<void> {
+  const timeout = Math.min(options.statementTimeoutMs ?? Infinity, USER_DB_LIMITS.statementTimeoutMs);
+  try {
+    await client.query(
+      `BEGIN READ ONLY; SET LOCAL default_transaction_read_only = on;
+       SET LOCAL statement_timeout = ${Math.floor(timeout)}; SET LOCAL lock_timeout = ${USER_DB_LIMITS.lockTimeoutMs};
+       SET LOCAL idle_in_transaction_session_timeout = 60000` +
+        (options.utcTimestamps ? `; SET LOCAL TimeZone = 'UTC'` : ''),
+    );
+  } catch (error) {
+    throw new UserDatabaseError(reason(error), sqlState(error));
+  }
+}
+
+/**
+ * Ends a pooled use: its transaction rolled back, then `DISCARD ALL` (outside
+ * any transaction block, where it must run), which drops what survives a
+ * rollback: session settings, temporary tables, prepared statements,
+ * advisory locks, LISTENs. False when the connection failed doing so.
+ */
+export async function resetSession(client: Client): Promise<boolean> {
+  try {
+    await client.query('ROLLBACK');
+    await client.query('DISCARD ALL');
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The session a use's work talks through: one statement per call (extended protocol), errors as UserDatabaseError. */
+export function sessionOn(client: Client): ReadOnlySession {
+  const run = async (config: QueryConfig | QueryArrayConfig) => {
+    try {
+      // The extended protocol runs exactly one statement: no `; COMMIT; ...` smuggling.
+      const extended: QueryConfig & { queryMode: 'extended' } = { ...config, queryMode: 'extended' };
+      return await client.query(extended);
+    } catch (error) {
+      throw new UserDatabaseError(reason(error), sqlState(error));
+    }
+  };
+  return {
+    query: async <R>(sql: string, params: unknown[] = []) =>
+      (await run({ text: sql, values: params })).rows as R[],
+    queryRaw: async (sql: string, params: unknown[] = []) => {
+      const config: QueryArrayConfig = { text: sql, values: params, rowMode: 'array', types: TEXT_TYPES };
+      const result = await run(config);
+      return {
+        fields: result.fields.map((f) => ({ name: f.name, typeId: f.dataTypeID })),
+        rows: result.rows as unknown as (string | null)[][],
+      };
+    },
+  };
 }
 
 function sqlState(error: unknown): string | null {

@@ -28,7 +28,9 @@ export class QueryController {
       "`order_by`, other answers come in the source's order. Table and column names are resolved against the source's own " +
       "catalog and quoted (a name it does not hold is a 422 naming the field); a table's description is cached for 30 s per " +
       'connector, so a column added meanwhile may be unknown that long. Values are bound parameters. The query runs ' +
-      'in a read-only transaction with a 10 s statement timeout. A value the column type cannot take is a 422; an ' +
+      "in a read-only transaction with a 10 s statement timeout, on one of the connector's warm connections " +
+      '(CONNECTOR_POOL_SIZE per server process; the session is reset with DISCARD ALL after every use, so nothing one ' +
+      'query or quality check sets is seen by the next). A value the column type cannot take is a 422; an ' +
       'unreachable source, a timeout or another failure of the source is a 502 with its reason. Edit access to the space ' +
       'that owns the connector: viewers 403, non-members 404 (superadmins may query any space); a connector of another ' +
       'space is 404.',

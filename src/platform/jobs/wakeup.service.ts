@@ -7,6 +7,8 @@ import { APP_CONFIG, AppConfig } from '../../config/app.config';
 
 const CHANNEL = 'verity_wakeup';
 const PENDING = Symbol('pending wakeups');
+/** Local event name of the listeners of a topic prefix (onPrefix); no topic starts with it. */
+const PREFIXED = '\u0000prefix:';
 
 type Pending = { [PENDING]?: string[] };
 
@@ -25,6 +27,8 @@ export class Wakeup implements OnModuleInit, OnApplicationShutdown, EntitySubscr
   /** Topics waiting for the listening connection, which runs one statement at a time. */
   private readonly outgoing = new Set<string>();
   private flushing = false;
+  /** False once the listening connection failed: signals from other processes may then be missed. */
+  private heard = true;
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -39,7 +43,13 @@ export class Wakeup implements OnModuleInit, OnApplicationShutdown, EntitySubscr
     listener.on('notification', (message) => {
       if (message.payload) this.emitLocal(message.payload);
     });
-    listener.on('error', (error) => this.logger.warn(`Wakeup listener failed: ${error.message}`));
+    listener.on('error', (error) => {
+      this.heard = false;
+      this.logger.warn(`Wakeup listener failed: ${error.message}`);
+    });
+    listener.on('end', () => {
+      this.heard = false;
+    });
     try {
       await listener.connect();
       await listener.query(`LISTEN ${CHANNEL}`);
@@ -47,6 +57,7 @@ export class Wakeup implements OnModuleInit, OnApplicationShutdown, EntitySubscr
       this.listener = listener;
     } catch (error) {
       this.logger.warn(`Wakeup listener unavailable, relying on polling: ${String(error)}`);
+      this.heard = false;
       await listener.end().catch(() => undefined);
     }
   }
@@ -70,6 +81,26 @@ export class Wakeup implements OnModuleInit, OnApplicationShutdown, EntitySubscr
   on(topic: string, listener: () => void): () => void {
     this.local.on(topic, listener);
     return () => this.local.off(topic, listener);
+  }
+
+  /**
+   * Listens to every topic `<prefix>:<rest>`, called with `<rest>` (a topic
+   * carrying a value, such as a version: `ai-config:<instance>:<version>`).
+   */
+  onPrefix(prefix: string, listener: (rest: string) => void): () => void {
+    const event = `${PREFIXED}${prefix}`;
+    this.local.on(event, listener);
+    return () => this.local.off(event, listener);
+  }
+
+  /**
+   * Whether every signal committed by any process reaches this one: always
+   * on the embedded database (one process), on PostgreSQL while the
+   * listening connection is up. A cache that relies on signals to stay
+   * current checks the database itself when this is false.
+   */
+  hearsEverySignal(): boolean {
+    return !this.config.databaseUrl || (this.listener !== null && this.heard);
   }
 
   afterTransactionCommit(event: TransactionCommitEvent): void {
@@ -121,5 +152,7 @@ export class Wakeup implements OnModuleInit, OnApplicationShutdown, EntitySubscr
 
   private emitLocal(topic: string): void {
     this.local.emit(topic);
+    const colon = topic.indexOf(':');
+    if (colon > 0) this.local.emit(`${PREFIXED}${topic.slice(0, colon)}`, topic.slice(colon + 1));
   }
 }
