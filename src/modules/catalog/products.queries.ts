@@ -5,7 +5,7 @@ import { PersonRef } from '../../common/http/person-ref.dto';
 import { ProductResponse } from './dto/product-responses.dto';
 
 /** Rows a space's product counter is spread over (see ProductCount). */
-export const PRODUCT_COUNT_SHARDS = 16;
+export const PRODUCT_COUNT_SHARDS = 64;
 
 /** Filters of the product list; each one given narrows it (AND). */
 export interface ProductFilters {
@@ -218,18 +218,19 @@ export class ProductQueries {
   }
 
   /**
-   * Moves the space's product counter by `delta` on a random shard, creating it from a count the first
-   * time (on shard 0, so two first writes meet on one row and the second adds its delta). Callers make
-   * it the last statement of their transaction: a shard row stays locked until commit.
+   * Moves the space's product counter by `delta` on the shard of this connection (pool connections have
+   * consecutive backend pids, so concurrent writers land on distinct rows), creating the counter from a
+   * count the first time (on shard 0, so two first writes meet on one row and the second adds its delta).
+   * Callers make it the last statement of their transaction: the shard row stays locked until commit.
    */
   async countProducts(em: EntityManager, spaceId: string, delta: 1 | -1): Promise<void> {
     await em.query(
       `INSERT INTO product_counts (space_id, shard, total)
-       SELECT $1, CASE WHEN k.counted THEN $3::smallint ELSE 0 END,
+       SELECT $1, CASE WHEN k.counted THEN pg_backend_pid() % $3 ELSE 0 END,
               CASE WHEN k.counted THEN $2::int ELSE (SELECT count(*)::int FROM products WHERE space_id = $1) END
          FROM (SELECT EXISTS (SELECT 1 FROM product_counts WHERE space_id = $1) AS counted) k
        ON CONFLICT (space_id, shard) DO UPDATE SET total = product_counts.total + $2::int`,
-      [spaceId, delta, Math.floor(Math.random() * PRODUCT_COUNT_SHARDS)],
+      [spaceId, delta, PRODUCT_COUNT_SHARDS],
     );
   }
 

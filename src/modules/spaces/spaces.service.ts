@@ -25,7 +25,8 @@ import { SpaceNotFound } from './spaces.errors';
 import { toSpaceResponse } from './spaces.mapper';
 import { SpacesQueries } from './spaces.queries';
 
-const DERIVE_ATTEMPTS = 3;
+/** The derived slug itself, then up to three searches for a free suffix. */
+const DERIVE_ATTEMPTS = 4;
 
 @Injectable()
 export class SpacesService {
@@ -42,9 +43,11 @@ export class SpacesService {
       throw ValidationFailed.field('slug', 'slug must not be shaped like a UUID.');
     }
     const em = this.spaces.manager;
-    // A derived slug can lose a race for its suffix; try the next free one.
+    // A derived slug is tried as it is first (the insert says whether it is free), then with the first
+    // free suffix, which can lose a race too; then the next one.
     for (let attempt = 1; ; attempt++) {
-      const slug = dto.slug ?? (await this.freeSlug(em, slugify(dto.name)));
+      const slug =
+        dto.slug ?? (attempt === 1 ? slugify(dto.name) : await this.freeSlug(em, slugify(dto.name)));
       const space = await this.insert(em, actor, dto, slug);
       if (space) return space;
       if (dto.slug) throw new Conflict(`The slug "${slug}" is taken.`, 'slug_taken');
