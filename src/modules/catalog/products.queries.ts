@@ -7,6 +7,14 @@ import { ProductResponse } from './dto/product-responses.dto';
 /** Rows a space's product counter is spread over (see ProductCount). */
 export const PRODUCT_COUNT_SHARDS = 64;
 
+// The counter upsert ($1 the space; the delta and the shard count as given): see ProductQueries.countProducts.
+const countProductsSql = (delta: string, shards: string) => `
+  INSERT INTO product_counts (space_id, shard, total)
+  SELECT $1, CASE WHEN k.counted THEN pg_backend_pid() % ${shards} ELSE 0 END,
+         CASE WHEN k.counted THEN ${delta}::int ELSE (SELECT count(*)::int FROM products WHERE space_id = $1) END
+    FROM (SELECT EXISTS (SELECT 1 FROM product_counts WHERE space_id = $1) AS counted) k
+  ON CONFLICT (space_id, shard) DO UPDATE SET total = product_counts.total + ${delta}::int`;
+
 /** Filters of the product list; each one given narrows it (AND). */
 export interface ProductFilters {
   /** Already a LIKE pattern. */
@@ -218,20 +226,36 @@ export class ProductQueries {
   }
 
   /**
+   * The end of a product create in one statement: its outbox event (`eventRow`, OutboxService.row), the
+   * counter moved (as countProducts; last, in the statement before the commit) and the product read back.
+   */
+  async finishCreate(
+    em: EntityManager,
+    spaceId: string,
+    productId: string,
+    eventRow: string,
+  ): Promise<ProductResponse> {
+    const rows = (await em.query(
+      `WITH event AS (
+         INSERT INTO outbox_events (type, space_id, actor_id, payload)
+         SELECT e->>'type', (e->>'space_id')::uuid, (e->>'actor_id')::uuid, e->'payload' FROM (SELECT $3::jsonb AS e) x
+       ), counted AS (
+         ${countProductsSql('$4', '$5')}
+       )
+       ${selectProducts()} WHERE p.id = $2 AND p.space_id = $1`,
+      [spaceId, productId, eventRow, 1, PRODUCT_COUNT_SHARDS],
+    )) as ProductRow[];
+    return toProductResponse(rows[0]);
+  }
+
+  /**
    * Moves the space's product counter by `delta` on the shard of this connection (pool connections have
    * consecutive backend pids, so concurrent writers land on distinct rows), creating the counter from a
    * count the first time (on shard 0, so two first writes meet on one row and the second adds its delta).
    * Callers make it the last statement of their transaction: the shard row stays locked until commit.
    */
   async countProducts(em: EntityManager, spaceId: string, delta: 1 | -1): Promise<void> {
-    await em.query(
-      `INSERT INTO product_counts (space_id, shard, total)
-       SELECT $1, CASE WHEN k.counted THEN pg_backend_pid() % $3 ELSE 0 END,
-              CASE WHEN k.counted THEN $2::int ELSE (SELECT count(*)::int FROM products WHERE space_id = $1) END
-         FROM (SELECT EXISTS (SELECT 1 FROM product_counts WHERE space_id = $1) AS counted) k
-       ON CONFLICT (space_id, shard) DO UPDATE SET total = product_counts.total + $2::int`,
-      [spaceId, delta, PRODUCT_COUNT_SHARDS],
-    );
+    await em.query(countProductsSql('$2', '$3'), [spaceId, delta, PRODUCT_COUNT_SHARDS]);
   }
 
   /** The space's product counter (the sum of its shards), null when the space has none yet. */

@@ -89,22 +89,36 @@ export class ProductsService {
           throw violatedConstraint(error)?.constraint === NAME_KEY ? new ProductNameTaken(dto.name) : error;
         });
       // A new product holds no role yet: its owners and stewards go in with one insert.
+      const ownerIds = [...new Set(dto.owner_ids)];
+      const stewardIds = [...new Set(dto.steward_ids)];
       const roles = [
-        ...[...new Set(dto.owner_ids)].map((userId) => ({ userId, role: 'owner' as const })),
-        ...[...new Set(dto.steward_ids)].map((userId) => ({ userId, role: 'steward' as const })),
+        ...ownerIds.map((userId) => ({ userId, role: 'owner' as const })),
+        ...stewardIds.map((userId) => ({ userId, role: 'steward' as const })),
       ];
       if (roles.length) {
         await em.getRepository(ProductRole).insert(roles.map((r) => ({ ...r, productId: product.id })));
       }
-      const response = await this.load(em, spaceId, product.id);
-      await this.outbox.append(em, {
-        type: 'product.created',
+      // Then one statement: the event, the counter (last: its shard row stays locked only until the
+      // commit that follows) and the product read back.
+      const response = await this.queries.finishCreate(
+        em,
         spaceId,
-        actorId: actor.userId,
-        data: eventData(response),
-      });
-      // Last: the counter's shard row stays locked only until the commit that follows.
-      await this.queries.countProducts(em, spaceId, +1);
+        product.id,
+        this.outbox.row({
+          type: 'product.created',
+          spaceId,
+          actorId: actor.userId,
+          data: {
+            product_id: product.id,
+            space_id: spaceId,
+            name: product.name,
+            product_type: product.productType,
+            owner_ids: ownerIds,
+            steward_ids: stewardIds,
+          },
+        }),
+      );
+      this.outbox.written(em);
       return response;
     });
   }
