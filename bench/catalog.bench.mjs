@@ -98,8 +98,8 @@ async function seed(spaceId, ownerId) {
     );
     // The counter the API keeps for products it creates itself.
     await client.query(
-      `INSERT INTO product_counts (space_id, total) SELECT $1, count(*) FROM products WHERE space_id = $1
-       ON CONFLICT (space_id) DO UPDATE SET total = EXCLUDED.total`,
+      `INSERT INTO product_counts (space_id, shard, total) SELECT $1, 0, count(*) FROM products WHERE space_id = $1
+       ON CONFLICT (space_id, shard) DO UPDATE SET total = EXCLUDED.total`,
       [spaceId],
     );
     // Every tenth product has an owner, so reads resolve governance roles.

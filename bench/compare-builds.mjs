@@ -48,9 +48,23 @@ async function start(label, script) {
     ).json();
   const space = await post('/spaces', { name: 'Compare', slug: 'compare' });
   const product = await post(`/catalog/spaces/${space.slug}/products`, { name: 'orders' });
+  let n = 0;
+  // Writes need a fresh name on every request (a repeated one would be a 409).
+  const creating = (path) => ({
+    path: '/',
+    requests: [
+      {
+        method: 'POST',
+        path,
+        setupRequest: (request) => ({ ...request, body: JSON.stringify({ name: `${label} ${++n}` }) }),
+      },
+    ],
+  });
   const routes = {
     'GET /auth/me': '/api/v1.0/auth/me',
     'GET product': `/api/v1.0/catalog/spaces/${space.slug}/products/${product.id}`,
+    'POST /spaces': creating('/api/v1.0/spaces'),
+    'POST product': creating(`/api/v1.0/catalog/spaces/${space.slug}/products`),
   };
   return { label, server, token, routes };
 }
@@ -63,11 +77,13 @@ try {
     for (const route of Object.keys(builds[0].routes)) {
       for (const build of round % 2 ? [...builds].reverse() : builds) {
         const before = cpuMs(build.server.pid);
+        const target = build.routes[route];
         const row = await measure(route, {
-          url: build.server.base + build.routes[route],
+          url: build.server.base + (typeof target === 'string' ? target : target.path),
+          ...(typeof target === 'string' ? {} : { requests: target.requests }),
           connections: CONNECTIONS,
           duration: SECONDS,
-          headers: { authorization: `Bearer ${build.token}` },
+          headers: { authorization: `Bearer ${build.token}`, 'content-type': 'application/json' },
         });
         if (warmUp) continue;
         const key = `${route}|${build.label}`;

@@ -61,8 +61,8 @@ export async function startProcess({
     stdio: ['ignore', 'inherit', 'inherit'],
   });
   const base = `http://127.0.0.1:${port}`;
-  // BENCH_READY_MS: more than a minute to boot (migrations of a fresh database) on a loaded machine.
-  const deadline = Date.now() + Number(process.env.BENCH_READY_MS ?? 60_000);
+  // BENCH_READY_SECONDS: a loaded machine can take longer to boot the server.
+  const deadline = Date.now() + Number(process.env.BENCH_READY_SECONDS ?? 60) * 1000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`${script} exited with ${child.exitCode}`);
     try {
@@ -70,7 +70,11 @@ export async function startProcess({
     } catch {
       // not yet listening
     }
-    if (Date.now() > deadline) throw new Error(`${script} did not become ready`);
+    if (Date.now() > deadline) {
+      // Not left running (and holding the caller's stdout) after the bench gives up.
+      child.kill('SIGKILL');
+      throw new Error(`${script} did not become ready`);
+    }
     await new Promise((r) => setTimeout(r, 200));
   }
   return {

@@ -71,8 +71,8 @@ async function seed(client, memberId) {
            LATERAL (SELECT domains[1 + g % 13] AS d, entities[1 + (g / 13) % 17] AS e, variants[1 + (g / 7) % 11] AS v,
                            sources[1 + (g / 3) % 19] AS src, uses[1 + (g / 11) % 12] AS u) pick`);
   await client.query(
-    `INSERT INTO product_counts (space_id, total) SELECT space_id, count(*) FROM products GROUP BY space_id
-     ON CONFLICT (space_id) DO UPDATE SET total = EXCLUDED.total`,
+    `INSERT INTO product_counts (space_id, shard, total) SELECT space_id, 0, count(*) FROM products GROUP BY space_id
+     ON CONFLICT (space_id, shard) DO UPDATE SET total = EXCLUDED.total`,
   );
   await client.query('VACUUM ANALYZE products');
   await client.query('VACUUM ANALYZE search_documents');

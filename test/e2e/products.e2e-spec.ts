@@ -416,6 +416,45 @@ describe('data products', () => {
       expect((await list()).body.total).toBe(4);
     });
 
+    it('keeps the counter exact under concurrent creates and deletes in one space', async () => {
+      const busy = await createSpace(t.http, admin);
+      await addMember(t.http, admin, busy, editor, 'editor');
+      const made = await Promise.all(Array.from({ length: 12 }, () => createProduct(t.http, editor, busy)));
+      await Promise.all([
+        ...made
+          .slice(0, 3)
+          .map((p) =>
+            t.http
+              .delete(`${API}/catalog/spaces/${busy.slug}/products/${p.id}`)
+              .set(bearer(editor))
+              .expect(204),
+          ),
+        ...Array.from({ length: 3 }, () => createProduct(t.http, editor, busy)),
+      ]);
+      const res = await t.http.get(`${API}/catalog/spaces/${busy.slug}/products?limit=1`).set(bearer(editor));
+      expect(res.body.total).toBe(12);
+      const [rows] = await dbQuery<{ n: number }>(
+        `SELECT count(*)::int AS n FROM products WHERE space_id = $1`,
+        [busy.id],
+      );
+      expect(rows.n).toBe(12);
+    });
+
+    it('counts the rows of a space whose products predate its counter, on the first writes', async () => {
+      const legacy = await createSpace(t.http, admin);
+      await addMember(t.http, admin, legacy, editor, 'editor');
+      await dbQuery(
+        `INSERT INTO products (space_id, name) SELECT $1, 'legacy ' || g FROM generate_series(1, 7) g`,
+        [legacy.id],
+      );
+      // Several first writes at once: they meet on one counter row, and each adds itself.
+      await Promise.all(Array.from({ length: 5 }, () => createProduct(t.http, editor, legacy)));
+      const res = await t.http
+        .get(`${API}/catalog/spaces/${legacy.slug}/products?limit=1`)
+        .set(bearer(editor));
+      expect(res.body.total).toBe(12);
+    });
+
     it('is readable by a superadmin who is not a member', async () => {
       const root = await rootUser(t.http);
       const res = await t.http.get(`${API}/catalog/spaces/${listSpace.slug}/products`).set(bearer(root));

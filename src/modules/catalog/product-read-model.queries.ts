@@ -27,7 +27,7 @@ const SELECT = `
  * statement, never one query per product. Indexes: products_space_name_key
  * (space_id, lower(name)) for the name pages and inSpace's order, the
  * (space_id, id) index for the id pages, the products primary key,
- * product_counts' primary key (space_id), and for the people the
+ * product_counts' primary key (space_id, shard), and for the people the
  * product_roles primary key and the users primary key. catalog.contract.ts
  * declares the same read model for other modules' statements.
  */
@@ -71,7 +71,7 @@ export class ProductReadModelQueries {
   /** How many products the space holds (its product counter, else a count). */
   async count(em: EntityManager, spaceId: string): Promise<number> {
     const [row] = (await em.query(
-      `SELECT COALESCE((SELECT total FROM product_counts WHERE space_id = $1),
+      `SELECT COALESCE((SELECT sum(total) FROM product_counts WHERE space_id = $1),
                        (SELECT count(*) FROM products WHERE space_id = $1))::int AS total`,
       [spaceId],
     )) as { total: number }[];

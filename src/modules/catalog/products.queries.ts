@@ -4,6 +4,17 @@ import type { GovernanceRole } from './entities/product-role.entity';
 import { PersonRef } from '../../common/http/person-ref.dto';
 import { ProductResponse } from './dto/product-responses.dto';
 
+/** Rows a space's product counter is spread over (see ProductCount). */
+export const PRODUCT_COUNT_SHARDS = 64;
+
+// The counter upsert ($1 the space; the delta and the shard count as given): see ProductQueries.countProducts.
+const countProductsSql = (delta: string, shards: string) => `
+  INSERT INTO product_counts (space_id, shard, total)
+  SELECT $1, CASE WHEN k.counted THEN pg_backend_pid() % ${shards} ELSE 0 END,
+         CASE WHEN k.counted THEN ${delta}::int ELSE (SELECT count(*)::int FROM products WHERE space_id = $1) END
+    FROM (SELECT EXISTS (SELECT 1 FROM product_counts WHERE space_id = $1) AS counted) k
+  ON CONFLICT (space_id, shard) DO UPDATE SET total = product_counts.total + ${delta}::int`;
+
 /** Filters of the product list; each one given narrows it (AND). */
 export interface ProductFilters {
   /** Already a LIKE pattern. */
@@ -93,9 +104,9 @@ function toProductResponse(row: ProductRow): ProductResponse {
  *   products by created_by (the onboarding checklist, once per user);
  * - a governance role granted idempotently (`ON CONFLICT DO NOTHING
  *   RETURNING`): the product_roles primary key;
- * - the space's product counter, moved in the writing transaction:
- *   product_counts' primary key (space_id), and products_space_name_key for
- *   the first count.
+ * - the space's product counter, moved in the writing transaction (its last
+ *   statement) on one of PRODUCT_COUNT_SHARDS rows: product_counts' primary
+ *   key (space_id, shard), and products_space_name_key for the first count.
  */
 @Injectable()
 export class ProductQueries {
@@ -146,7 +157,7 @@ export class ProductQueries {
     const countParams = [...params];
     const counter = filtered
       ? ''
-      : '(SELECT c.total FROM product_counts c WHERE c.space_id = $1) AS counter_total,';
+      : '(SELECT sum(c.total)::int FROM product_counts c WHERE c.space_id = $1) AS counter_total,';
     const rows = (await em.query(
       `${selectProducts(counter)} WHERE ${condition} ORDER BY lower(p.name) LIMIT ${param(limit)} OFFSET ${param(skip)}`,
       params,
@@ -214,19 +225,44 @@ export class ProductQueries {
     return inserted.length > 0;
   }
 
-  /** Moves the space's product counter by `delta`, creating it from a count the first time. */
+  /**
+   * The end of a product create in one statement: its outbox event (`eventRow`, OutboxService.row), the
+   * counter moved (as countProducts; last, in the statement before the commit) and the product read back.
+   */
+  async finishCreate(
+    em: EntityManager,
+    spaceId: string,
+    productId: string,
+    eventRow: string,
+  ): Promise<ProductResponse> {
+    const rows = (await em.query(
+      `WITH event AS (
+         INSERT INTO outbox_events (type, space_id, actor_id, payload)
+         SELECT e->>'type', (e->>'space_id')::uuid, (e->>'actor_id')::uuid, e->'payload' FROM (SELECT $3::jsonb AS e) x
+       ), counted AS (
+         ${countProductsSql('$4', '$5')}
+       )
+       ${selectProducts()} WHERE p.id = $2 AND p.space_id = $1`,
+      [spaceId, productId, eventRow, 1, PRODUCT_COUNT_SHARDS],
+    )) as ProductRow[];
+    return toProductResponse(rows[0]);
+  }
+
+  /**
+   * Moves the space's product counter by `delta` on the shard of this connection (pool connections have
+   * consecutive backend pids, so concurrent writers land on distinct rows), creating the counter from a
+   * count the first time (on shard 0, so two first writes meet on one row and the second adds its delta).
+   * Callers make it the last statement of their transaction: the shard row stays locked until commit.
+   */
   async countProducts(em: EntityManager, spaceId: string, delta: 1 | -1): Promise<void> {
-    const [, updated] = (await em.query(`UPDATE product_counts SET total = total + $2 WHERE space_id = $1`, [
+    await em.query(countProductsSql('$2', '$3'), [spaceId, delta, PRODUCT_COUNT_SHARDS]);
+  }
+
+  /** The space's product counter (the sum of its shards), null when the space has none yet. */
+  async counterTotal(em: EntityManager, spaceId: string): Promise<number | null> {
+    const [row] = (await em.query(`SELECT sum(total)::int AS total FROM product_counts WHERE space_id = $1`, [
       spaceId,
-      delta,
-    ])) as [unknown, number];
-    if (updated) return;
-    // First count for the space: count what is there (this transaction's change included).
-    await em.query(
-      `INSERT INTO product_counts (space_id, total)
-       SELECT $1, count(*) FROM products WHERE space_id = $1
-       ON CONFLICT (space_id) DO UPDATE SET total = product_counts.total + $2`,
-      [spaceId, delta],
-    );
+    ])) as { total: number | null }[];
+    return row.total;
   }
 }

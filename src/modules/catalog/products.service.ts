@@ -3,6 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import type { Actor } from '../../common/auth/actor';
 import { FieldError, NotFound, ValidationFailed } from '../../common/errors/domain-error';
+import { violatedConstraint } from '../../common/errors/postgres-error.mapper';
 import type { Page } from '../../common/http/page.dto';
 import { SpaceAccess, SpaceAccessPort } from '../../common/permissions/space-access.port';
 import { likePattern } from '../../common/text/like-pattern';
@@ -15,10 +16,12 @@ import { CreateProductDto, ListProductsQuery, UpdateProductDto } from './dto/pro
 import { ProductResponse } from './dto/product-responses.dto';
 import { jsonValue } from '../../database/json-column';
 import { DatasetIdentity } from './entities/dataset-identity.entity';
-import { ProductCount } from './entities/product-count.entity';
 import { GovernanceRole, ProductRole } from './entities/product-role.entity';
 import { Product, ProductType } from './entities/product.entity';
 import { ProductFilters, ProductQueries } from './products.queries';
+
+/** The unique index on a space's product names (case-insensitive). */
+const NAME_KEY = 'products_space_name_key';
 
 /** What a connector sync knows of a table. */
 export interface DatasetInput {
@@ -54,7 +57,6 @@ export class ProductsService {
   async create(actor: Actor, access: SpaceAccess, dto: CreateProductDto): Promise<ProductResponse> {
     const spaceId = access.space.id;
     return this.tx.run(async (em) => {
-      await this.assertNameFree(em, spaceId, dto.name);
       // Every invalid reference is reported in one 422.
       const errors: FieldError[] = [];
       const ids = await this.metadata.resolveForProduct(em, spaceId, dto, {}, errors);
@@ -62,35 +64,61 @@ export class ProductsService {
       await this.checkMembers(em, spaceId, dto.steward_ids, 'steward_ids', errors);
       if (errors.length) throw new ValidationFailed(errors);
       const repo = em.getRepository(Product);
-      const product = await repo.save(
-        repo.create({
+      // No lookup first: products_space_name_key answers whether the name is free.
+      const product = await repo
+        .save(
+          repo.create({
+            spaceId,
+            name: dto.name,
+            description: dto.description ?? null,
+            productType: (dto.product_type ?? 'dataset') as ProductType,
+            domain: dto.domain ?? null,
+            tags: dto.tags ?? [],
+            criticalityId: ids.criticalityId ?? null,
+            sensitivityId: ids.sensitivityId ?? null,
+            maintenanceStatusId: ids.maintenanceStatusId ?? null,
+            slaFreshnessMinutes: dto.sla_freshness_minutes ?? null,
+            attributes: dto.attributes ?? {},
+            loggingEventTypes: dto.logging_event_types ?? [],
+            loggingLastReviewed: dto.logging_last_reviewed ?? null,
+            loggingNotes: dto.logging_notes ?? null,
+            createdBy: actor.userId,
+          }),
+        )
+        .catch((error: unknown) => {
+          throw violatedConstraint(error)?.constraint === NAME_KEY ? new ProductNameTaken(dto.name) : error;
+        });
+      // A new product holds no role yet: its owners and stewards go in with one insert.
+      const ownerIds = [...new Set(dto.owner_ids)];
+      const stewardIds = [...new Set(dto.steward_ids)];
+      const roles = [
+        ...ownerIds.map((userId) => ({ userId, role: 'owner' as const })),
+        ...stewardIds.map((userId) => ({ userId, role: 'steward' as const })),
+      ];
+      if (roles.length) {
+        await em.getRepository(ProductRole).insert(roles.map((r) => ({ ...r, productId: product.id })));
+      }
+      // Then one statement: the event, the counter (last: its shard row stays locked only until the
+      // commit that follows) and the product read back.
+      const response = await this.queries.finishCreate(
+        em,
+        spaceId,
+        product.id,
+        this.outbox.row({
+          type: 'product.created',
           spaceId,
-          name: dto.name,
-          description: dto.description ?? null,
-          productType: (dto.product_type ?? 'dataset') as ProductType,
-          domain: dto.domain ?? null,
-          tags: dto.tags ?? [],
-          criticalityId: ids.criticalityId ?? null,
-          sensitivityId: ids.sensitivityId ?? null,
-          maintenanceStatusId: ids.maintenanceStatusId ?? null,
-          slaFreshnessMinutes: dto.sla_freshness_minutes ?? null,
-          attributes: dto.attributes ?? {},
-          loggingEventTypes: dto.logging_event_types ?? [],
-          loggingLastReviewed: dto.logging_last_reviewed ?? null,
-          loggingNotes: dto.logging_notes ?? null,
-          createdBy: actor.userId,
+          actorId: actor.userId,
+          data: {
+            product_id: product.id,
+            space_id: spaceId,
+            name: product.name,
+            product_type: product.productType,
+            owner_ids: ownerIds,
+            steward_ids: stewardIds,
+          },
         }),
       );
-      await this.setRoles(em, product.id, 'owner', dto.owner_ids ?? []);
-      await this.setRoles(em, product.id, 'steward', dto.steward_ids ?? []);
-      await this.queries.countProducts(em, spaceId, +1);
-      const response = await this.load(em, spaceId, product.id);
-      await this.outbox.append(em, {
-        type: 'product.created',
-        spaceId,
-        actorId: actor.userId,
-        data: eventData(response),
-      });
+      this.outbox.written(em);
       return response;
     });
   }
@@ -199,7 +227,6 @@ export class ProductsService {
       if (!product) throw new NotFound('product', productId);
       // Governance roles, lineage edges and access requests go with it (foreign keys cascade).
       await em.getRepository(Product).delete(product.id);
-      await this.queries.countProducts(em, spaceId, -1);
       await this.outbox.append(em, {
         type: 'product.deleted',
         spaceId,
@@ -213,6 +240,8 @@ export class ProductsService {
         spaceId,
         details: { name: product.name },
       });
+      // Last, as in create.
+      await this.queries.countProducts(em, spaceId, -1);
     });
   }
 
@@ -348,9 +377,9 @@ export class ProductsService {
         createdBy: actorId,
       }),
     );
-    await this.queries.countProducts(em, spaceId, +1);
     const product = await this.load(em, spaceId, saved.id);
     await this.outbox.append(em, { type: 'product.created', spaceId, actorId, data: eventData(product) });
+    await this.queries.countProducts(em, spaceId, +1);
     return { product, created: true };
   }
 
@@ -408,9 +437,7 @@ export class ProductsService {
   }
 
   private async productCount(em: EntityManager, spaceId: string): Promise<number> {
-    const counter = await em.getRepository(ProductCount).findOneBy({ spaceId });
-    if (counter) return counter.total;
-    return em.getRepository(Product).countBy({ spaceId });
+    return (await this.queries.counterTotal(em, spaceId)) ?? em.getRepository(Product).countBy({ spaceId });
   }
 }
 

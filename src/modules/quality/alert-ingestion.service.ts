@@ -136,7 +136,6 @@ export class AlertIngestion {
     incident.updatedAt = now;
     if (incidentCreated) {
       await incidents.insert(incident as QueryDeepPartialEntity<Incident>);
-      await this.queries.moveIncidentCount(em, input.spaceId, null, 'open');
     } else {
       await incidents.update(incident.id, {
         alertCount: incident.alertCount,
@@ -172,6 +171,8 @@ export class AlertIngestion {
     }
     // The product's owners and stewards hear once per incident: when their product first shows up in it.
     if (productIsNew) await this.notifyOwners(em, alert, incident, input.productName);
+    // Last: the counter's shard row stays locked from here to the commit only.
+    if (incidentCreated) await this.queries.moveIncidentCount(em, input.spaceId, null, 'open');
     return { alert, incident, incidentCreated };
   }
 

@@ -3,6 +3,18 @@ import type { EntityManager } from 'typeorm';
 import type { SpaceAccessRow } from '../../common/permissions/space-access.port';
 import { isUuid } from './slug';
 
+/** A spaces row as the insert returns it. */
+export interface SpaceRow {
+  id: string;
+  name: string;
+  slug: string;
+  description: string | null;
+  features: Record<string, boolean>;
+  created_by: string | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
 /**
  * The spaces module's raw SQL outside the effective-role statements
  * (membership-roles.queries.ts). Raw because each is one round trip the
@@ -11,7 +23,9 @@ import { isUuid } from './slug';
  *   statement (it runs on most requests): spaces_slug_key or the spaces
  *   primary key, then space_memberships' primary key (space_id, user_id);
  * - the members among a set of users: space_memberships' primary key;
- * - the free-slug search: spaces_slug_key (equality, and LIKE on a prefix).
+ * - the free-slug search: spaces_slug_key (equality, and LIKE on a prefix);
+ * - the space created with its first membership and its event in one
+ *   statement: `ON CONFLICT (slug)` on spaces_slug_key instead of a lookup.
  */
 @Injectable()
 export class SpacesQueries {
@@ -30,6 +44,34 @@ export class SpacesQueries {
         WHERE ${column} = $1`,
       [spaceIdOrSlug, userId],
     )) as SpaceAccessRow[];
+    return rows[0] ?? null;
+  }
+
+  /**
+   * Creates the space, its creator's admin membership and its outbox event (`eventRow`, OutboxService.row)
+   * in one statement, so one round trip and no transaction block; null when the slug is taken
+   * (spaces_slug_key answers, nothing is written).
+   */
+  async insertSpace(
+    em: EntityManager,
+    space: { id: string; name: string; slug: string; description: string | null; createdBy: string },
+    eventRow: string,
+  ): Promise<SpaceRow | null> {
+    const rows = (await em.query(
+      `WITH s AS (
+         INSERT INTO spaces (id, name, slug, description, created_by) VALUES ($1, $2, $3, $4, $5)
+         ON CONFLICT (slug) DO NOTHING
+         RETURNING id, name, slug, description, features, created_by, created_at, updated_at
+       ), m AS (
+         INSERT INTO space_memberships (space_id, user_id, role, direct_role) SELECT id, $5, 'admin', 'admin' FROM s
+       ), o AS (
+         INSERT INTO outbox_events (type, space_id, actor_id, payload)
+         SELECT e->>'type', (e->>'space_id')::uuid, (e->>'actor_id')::uuid, e->'payload'
+           FROM s, (SELECT $6::jsonb AS e) event
+       )
+       SELECT * FROM s`,
+      [space.id, space.name, space.slug, space.description, space.createdBy, eventRow],
+    )) as SpaceRow[];
     return rows[0] ?? null;
   }
 

@@ -1,6 +1,7 @@
+import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { EntityManager, QueryFailedError, Repository } from 'typeorm';
+import { EntityManager, Repository } from 'typeorm';
 import type { Actor } from '../../common/auth/actor';
 import { Conflict, ValidationFailed } from '../../common/errors/domain-error';
 import type { Page } from '../../common/http/page.dto';
@@ -24,11 +25,8 @@ import { SpaceNotFound } from './spaces.errors';
 import { toSpaceResponse } from './spaces.mapper';
 import { SpacesQueries } from './spaces.queries';
 
-const DERIVE_ATTEMPTS = 3;
-
-function isUniqueViolation(error: unknown): boolean {
-  return error instanceof QueryFailedError && (error.driverError as { code?: string }).code === '23505';
-}
+/** The derived slug itself, then up to three searches for a free suffix. */
+const DERIVE_ATTEMPTS = 4;
 
 @Injectable()
 export class SpacesService {
@@ -44,44 +42,53 @@ export class SpacesService {
     if (dto.slug && isUuid(dto.slug)) {
       throw ValidationFailed.field('slug', 'slug must not be shaped like a UUID.');
     }
-    // A derived slug can lose a race for its suffix; try the next free one.
+    const em = this.spaces.manager;
+    // A derived slug is tried as it is first (the insert says whether it is free), then with the first
+    // free suffix, which can lose a race too; then the next one.
     for (let attempt = 1; ; attempt++) {
-      try {
-        return await this.tx.run((em) => this.insert(em, actor, dto));
-      } catch (error) {
-        if (dto.slug || !isUniqueViolation(error) || attempt >= DERIVE_ATTEMPTS) throw error;
-      }
+      const slug =
+        dto.slug ?? (attempt === 1 ? slugify(dto.name) : await this.freeSlug(em, slugify(dto.name)));
+      const space = await this.insert(em, actor, dto, slug);
+      if (space) return space;
+      if (dto.slug) throw new Conflict(`The slug "${slug}" is taken.`, 'slug_taken');
+      if (attempt >= DERIVE_ATTEMPTS)
+        throw new Conflict(`No free slug was found for "${dto.name}".`, 'slug_taken');
     }
   }
 
-  private async insert(em: EntityManager, actor: Actor, dto: CreateSpaceDto): Promise<SpaceResponse> {
-    const repo = em.getRepository(Space);
-    let slug = dto.slug;
-    if (slug) {
-      if (await repo.existsBy({ slug })) throw new Conflict(`The slug "${slug}" is taken.`, 'slug_taken');
-    } else {
-      slug = await this.freeSlug(em, slugify(dto.name));
-    }
-    const space = await repo.save(
-      repo.create({
-        name: dto.name,
-        slug,
-        description: dto.description ?? null,
-        features: {},
-        createdBy: actor.userId,
+  /** One statement: the space, the creator as its first admin, and space.created. Null when the slug is taken. */
+  private async insert(
+    em: EntityManager,
+    actor: Actor,
+    dto: CreateSpaceDto,
+    slug: string,
+  ): Promise<SpaceResponse | null> {
+    const id = randomUUID();
+    const row = await this.queries.insertSpace(
+      em,
+      { id, name: dto.name, slug, description: dto.description ?? null, createdBy: actor.userId },
+      this.outbox.row({
+        type: 'space.created',
+        spaceId: id,
+        actorId: actor.userId,
+        data: { space_id: id, name: dto.name, slug },
       }),
     );
-    // The creator becomes the space's first admin.
-    await em
-      .getRepository(SpaceMembership)
-      .insert({ spaceId: space.id, userId: actor.userId, role: 'admin', directRole: 'admin' });
-    await this.outbox.append(em, {
-      type: 'space.created',
-      spaceId: space.id,
-      actorId: actor.userId,
-      data: { space_id: space.id, name: space.name, slug: space.slug },
-    });
-    return toSpaceResponse(space, 'admin');
+    if (!row) return null;
+    this.outbox.written(em);
+    return toSpaceResponse(
+      {
+        id: row.id,
+        name: row.name,
+        slug: row.slug,
+        description: row.description,
+        features: row.features,
+        createdBy: row.created_by,
+        createdAt: row.created_at,
+        updatedAt: row.updated_at,
+      },
+      'admin',
+    );
   }
 
   // Long bases are shortened to fit a suffix, so candidates are looked up by a shorter prefix.

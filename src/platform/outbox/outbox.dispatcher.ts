@@ -43,9 +43,9 @@ const MAX_ATTEMPTS = 10;
 
 /**
  * Delivers outbox events to the registered consumers. A batch is claimed
- * with FOR UPDATE SKIP LOCKED (replicas share the work); each event's
- * consumers run under a savepoint in the claiming transaction, which also
- * marks the event published. So their effects (notifications, webhook
+ * with FOR UPDATE SKIP LOCKED (replicas share the work); the consumers run
+ * under a savepoint in the claiming transaction (one for the batch, one per
+ * event after a failure), which also marks the events published. So their effects (notifications, webhook
  * deliveries) exist exactly once, and a crash anywhere rolls the batch back
  * for another dispatcher to redo.
  */
@@ -114,7 +114,11 @@ export class OutboxDispatcher implements OnApplicationBootstrap, BeforeApplicati
     );
   }
 
-  /** Answers how many events were claimed. */
+  /**
+   * Answers how many events were claimed. The batch's consumers run under one savepoint (two round
+   * trips for the batch, not two per event); when one fails, the batch is rolled back to it and redone
+   * event by event, each under its own savepoint, so only the failing event waits for a retry.
+   */
   async dispatchBatch(): Promise<number> {
     return this.dataSource.transaction(async (em) => {
       const rows = (await em.query(
@@ -123,27 +127,16 @@ export class OutboxDispatcher implements OnApplicationBootstrap, BeforeApplicati
           ORDER BY occurred_at LIMIT $1 FOR UPDATE SKIP LOCKED`,
         [BATCH],
       )) as EventRow[];
-      const published: string[] = [];
-      for (const row of rows) {
-        const event: DispatchedEvent = {
-          id: row.id,
-          type: row.type as DomainEventType,
-          spaceId: row.space_id,
-          actorId: row.actor_id,
-          data: row.payload as DomainEventMap[DomainEventType],
-          occurredAt: row.occurred_at,
-        };
-        await em.query('SAVEPOINT outbox_event');
-        try {
-          for (const subscription of this.subscriptions) {
-            if (subscription.matches(event.type)) await subscription.consumer(event as never, em);
-          }
-          await em.query('RELEASE SAVEPOINT outbox_event');
-          published.push(row.id);
-        } catch (error) {
-          await em.query('ROLLBACK TO SAVEPOINT outbox_event');
-          await this.recordFailure(em, row, error);
-        }
+      if (!rows.length) return 0;
+      let published: string[];
+      await em.query('SAVEPOINT outbox_batch');
+      try {
+        for (const row of rows) await this.deliver(row, em);
+        await em.query('RELEASE SAVEPOINT outbox_batch');
+        published = rows.map((row) => row.id);
+      } catch {
+        await em.query('ROLLBACK TO SAVEPOINT outbox_batch');
+        published = await this.deliverOneByOne(rows, em);
       }
       if (published.length) {
         await em.query(
@@ -153,6 +146,37 @@ export class OutboxDispatcher implements OnApplicationBootstrap, BeforeApplicati
       }
       return rows.length;
     });
+  }
+
+  /** Answers the events every consumer handled; records the failure of the others. */
+  private async deliverOneByOne(rows: EventRow[], em: EntityManager): Promise<string[]> {
+    const published: string[] = [];
+    for (const row of rows) {
+      await em.query('SAVEPOINT outbox_event');
+      try {
+        await this.deliver(row, em);
+        await em.query('RELEASE SAVEPOINT outbox_event');
+        published.push(row.id);
+      } catch (error) {
+        await em.query('ROLLBACK TO SAVEPOINT outbox_event');
+        await this.recordFailure(em, row, error);
+      }
+    }
+    return published;
+  }
+
+  private async deliver(row: EventRow, em: EntityManager): Promise<void> {
+    const event: DispatchedEvent = {
+      id: row.id,
+      type: row.type as DomainEventType,
+      spaceId: row.space_id,
+      actorId: row.actor_id,
+      data: row.payload as DomainEventMap[DomainEventType],
+      occurredAt: row.occurred_at,
+    };
+    for (const subscription of this.subscriptions) {
+      if (subscription.matches(event.type)) await subscription.consumer(event as never, em);
+    }
   }
 
   private async recordFailure(em: EntityManager, row: EventRow, error: unknown): Promise<void> {

@@ -5,6 +5,7 @@ import { jsonValue } from '../../database/json-column';
 import { OutboxEvent } from './entities/outbox-event.entity';
 import { DomainEvent, DomainEventType } from './event-map';
 
+/** Dispatchers are woken by the outbox_events insert trigger's NOTIFY (once per transaction, on commit). */
 @Injectable()
 export class OutboxService {
   constructor(private readonly wakeup: Wakeup) {}
@@ -17,7 +18,25 @@ export class OutboxService {
       actorId: event.actorId ?? null,
       payload: jsonValue(event.data as Record<string, unknown>),
     });
-    this.wakeup.signal(em, 'outbox');
+    this.wakeup.announced(em, 'outbox');
+  }
+
+  /**
+   * The event as the jsonb a caller's own statement inserts (`type`, `space_id`, `actor_id`, `payload`),
+   * for a write that folds its event into one statement with the change; call `written` after it.
+   */
+  row<T extends DomainEventType>(event: DomainEvent<T>): string {
+    return JSON.stringify({
+      type: event.type,
+      space_id: event.spaceId ?? null,
+      actor_id: event.actorId ?? null,
+      payload: event.data,
+    });
+  }
+
+  /** After a statement of the caller's inserted an event (see `row`): wakes the dispatchers where no trigger does. */
+  written(em: EntityManager | null): void {
+    this.wakeup.announced(em, 'outbox');
   }
 
   /** Records many events in one statement (a recomputation can change thousands of memberships). */
@@ -38,6 +57,6 @@ export class OutboxService {
         ),
       ],
     );
-    this.wakeup.signal(em, 'outbox');
+    this.wakeup.announced(em, 'outbox');
   }
 }

@@ -1,0 +1,85 @@
+import { randomUUID } from 'node:crypto';
+import { EntityManager } from 'typeorm';
+import { Wakeup } from '../../src/platform/jobs/wakeup.service';
+import { OutboxDispatcher } from '../../src/platform/outbox/outbox.dispatcher';
+import { embeddedRun, startApp, TestApp, workerDatabaseUrl } from '../support/app';
+import { dbQuery } from '../support/db';
+import { createSpace, createUser, TestUser } from '../support/factories';
+
+describe('outbox dispatch', () => {
+  let t: TestApp;
+  let user: TestUser;
+  let dispatcher: OutboxDispatcher;
+  const failing = new Set<string>();
+
+  beforeAll(async () => {
+    // With DATABASE_URL set, as in production, the insert trigger's NOTIFY wakes the dispatchers.
+    t = await startApp(embeddedRun ? {} : { env: { DATABASE_URL: workerDatabaseUrl() } });
+    user = await createUser(t.http);
+    dispatcher = t.app.get(OutboxDispatcher);
+    await dbQuery(
+      `CREATE TABLE IF NOT EXISTS outbox_test_effects (event_id uuid NOT NULL, slug text NOT NULL)`,
+    );
+    // A consumer with an effect in the dispatching transaction, failing for the spaces named in `failing`.
+    dispatcher.on('space.created', 'test.effects', async (event, em: EntityManager) => {
+      await em.query(`INSERT INTO outbox_test_effects (event_id, slug) VALUES ($1, $2)`, [
+        event.id,
+        event.data.slug,
+      ]);
+      if (failing.has(event.data.slug)) throw new Error(`refused ${event.data.slug}`);
+    });
+  });
+  afterAll(async () => {
+    await t.close();
+    await dbQuery(`DROP TABLE IF EXISTS outbox_test_effects`);
+  });
+
+  it('wakes the dispatchers when a write commits its event', async () => {
+    const woken = new Promise<void>((resolve) => {
+      const stop = t.app.get(Wakeup).on('outbox', () => {
+        stop();
+        resolve();
+      });
+    });
+    await createSpace(t.http, user);
+    await woken;
+  });
+
+  it('holds back only the failing event of a batch; the others take effect once', async () => {
+    const slugs = Array.from({ length: 5 }, () => `outbox-${randomUUID().slice(0, 8)}`);
+    failing.add(slugs[2]);
+    // Written before any dispatch can claim them, so they are one batch.
+    await dispatcher.beforeApplicationShutdown();
+    for (const slug of slugs) await createSpace(t.http, user, { slug });
+    await dispatcher.dispatchBatch();
+
+    const effects = await dbQuery<{ slug: string; n: number }>(
+      `SELECT slug, count(*)::int AS n FROM outbox_test_effects WHERE slug = ANY($1) GROUP BY slug ORDER BY slug`,
+      [slugs],
+    );
+    expect(effects).toEqual(
+      slugs
+        .filter((slug) => slug !== slugs[2])
+        .sort()
+        .map((slug) => ({ slug, n: 1 })),
+    );
+    const events = await dbQuery<{
+      slug: string;
+      published: boolean;
+      attempts: number;
+      last_error: string | null;
+    }>(
+      `SELECT payload->>'slug' AS slug, published_at IS NOT NULL AS published, attempts, last_error
+         FROM outbox_events WHERE type = 'space.created' AND payload->>'slug' = ANY($1)`,
+      [slugs],
+    );
+    expect(events).toHaveLength(5);
+    for (const event of events) {
+      expect(event).toEqual(
+        event.slug === slugs[2]
+          ? { slug: event.slug, published: false, attempts: 1, last_error: `refused ${slugs[2]}` }
+          : { slug: event.slug, published: true, attempts: 0, last_error: null },
+      );
+    }
+  });
+});
