@@ -89,6 +89,7 @@ const MAX_EXACT_NUMBER_TEXT = 15;
 /** Patterns made of these mean the same under JavaScript's RegExp and PostgreSQL's `~` in the C collation. */
 const SAFE_PATTERN = /^\^?(?:(?:[A-Za-z0-9 _@,:-]|\[(?:[A-Za-z0-9](?:-[A-Za-z0-9])?)+\])[*+?]?)*\$?$/;
 const SAFE_INT = 2n ** 53n;
+const MAX_SQL_LENGTH = 100_000;
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 /** The rule as SQL over `p`, with its parameters numbered from `firstParam`; null when it is outside the subset. */
@@ -103,6 +104,8 @@ export function compileRuleToSql(expression: string, firstParam: number): RuleSq
   try {
     const root = compiler.compile(ast, new Map());
     const expressionSql = compiler.asBool(root);
+    // Attribute paths repeat their base: a pathologically deep rule stays with the evaluator.
+    if (expressionSql.length > MAX_SQL_LENGTH) return null;
     return { expression: expressionSql, params: compiler.params, joins: [...compiler.joins] };
   } catch (error) {
     if (error instanceof Unsupported) return null;
@@ -135,7 +138,8 @@ class Compiler {
         const [condition, then, otherwise] = (node.args as ASTNode[]).map((a) =>
           this.asBool(this.compile(a, scope)),
         );
-        return bool(`(CASE WHEN ${condition} THEN ${then} WHEN NOT ${condition} THEN ${otherwise} END)`);
+        // The simple CASE reads the condition once; NULL (undecided) matches neither arm.
+        return bool(`(CASE ${condition} WHEN true THEN ${then} WHEN false THEN ${otherwise} END)`);
       }
       case '==':
       case '!=':
