@@ -1,16 +1,16 @@
 import 'reflect-metadata';
 import cluster from 'node:cluster';
-import { Logger } from '@nestjs/common';
 import type { Pool } from 'pg';
-import { DataSource } from 'typeorm';
-import { createApp } from './app.factory';
 import { AppConfig, ConfigError, loadConfig } from './config/app.config';
 import { AppLogger } from './platform/logging/app-logger';
-import { DataDirectoryLockedError, EmbeddedPostgres } from './database/embedded-postgres';
+import type { EmbeddedPostgres } from './database/embedded-postgres';
 import { migrateDatabase } from './database/migrate';
 import { serveRateLimitCounters } from './platform/rate-limit/cluster-rate-limit.store';
 import { superviseWorkers } from './platform/cluster/cluster-primary';
-import { serveClusterMetrics } from './platform/metrics/metrics.service';
+import { serveClusterMetrics } from './platform/metrics/cluster-metrics';
+
+// Time to ready (issue 28): the cluster primary loads neither Nest nor TypeORM (its workers do, all
+// at once), and a serving process loads the application only after its database is up and migrated.
 
 const SHUTDOWN_GRACE_MS = 10_000;
 
@@ -27,8 +27,8 @@ function configOrExit(): AppConfig {
 }
 
 /** WEB_CONCURRENCY > 1: migrate once, then let the workers serve. */
-async function runPrimary(config: AppConfig): Promise<void> {
-  const logger = new Logger('Verity');
+async function runPrimary(config: AppConfig, appLogger: AppLogger): Promise<void> {
+  const logger = { log: (message: string) => appLogger.log(message, 'Verity') };
   const applied = await migrateDatabase(config.databaseUrl!, { embedded: false });
   if (applied) logger.log(`Applied ${applied} migrations`);
   if (!config.redisUrl && config.rateLimitEnabled) {
@@ -37,6 +37,7 @@ async function runPrimary(config: AppConfig): Promise<void> {
   serveRateLimitCounters();
   serveClusterMetrics();
   superviseWorkers({
+    logger: appLogger,
     workers: config.webConcurrency,
     shutdownGraceMs: SHUTDOWN_GRACE_MS,
     onServing: () =>
@@ -48,10 +49,15 @@ async function runPrimary(config: AppConfig): Promise<void> {
 }
 
 /** One serving process: the only one, or a worker of the cluster (the primary migrated already). */
-async function runServer(config: AppConfig): Promise<void> {
+async function runServer(config: AppConfig, appLogger: AppLogger): Promise<void> {
+  const { Logger } = await import('@nestjs/common');
+  // Lines written before an app exists (the embedded database's start) use the same logger.
+  Logger.overrideLogger(appLogger);
   const logger = new Logger('Verity');
   let embedded: EmbeddedPostgres | null = null;
   if (!config.databaseUrl) {
+    // Loaded only here: a deployment on PostgreSQL never pays for the embedded database's module graph.
+    const { DataDirectoryLockedError, EmbeddedPostgres } = await import('./database/embedded-postgres.js');
     try {
       embedded = await EmbeddedPostgres.start(config.dataDir);
     } catch (error) {
@@ -64,6 +70,10 @@ async function runServer(config: AppConfig): Promise<void> {
   }
   const url = config.databaseUrl ?? embedded!.url;
   if (cluster.isPrimary) await migrateDatabase(url, { embedded: !!embedded });
+  // The application's module graph is loaded here, not at the top: the cluster primary never needs it.
+  // One after the other: Node 20 fails to load the same ESM package (Nest) from two imports in flight.
+  const { createApp } = await import('./app.factory.js');
+  const { DataSource } = await import('typeorm');
   const app = await createApp({
     config,
     database: { url, poolSize: config.databasePoolSize },
@@ -107,10 +117,9 @@ async function runServer(config: AppConfig): Promise<void> {
 
 async function main(): Promise<void> {
   const config = configOrExit();
-  // Lines written before an app exists (the cluster primary, the embedded database's start) use the same logger.
-  Logger.overrideLogger(new AppLogger(config));
-  if (cluster.isPrimary && config.webConcurrency > 1) await runPrimary(config);
-  else await runServer(config);
+  const logger = new AppLogger(config);
+  if (cluster.isPrimary && config.webConcurrency > 1) await runPrimary(config, logger);
+  else await runServer(config, logger);
 }
 
 void main();

@@ -1,5 +1,6 @@
-import { DataSource } from 'typeorm';
-import { dataSourceOptions } from './data-source-options';
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { Client } from 'pg';
 
 // pg_advisory_lock key for schema changes: any 64-bit constant the deployment does not use elsewhere.
 const MIGRATION_LOCK = 7_310_442_001;
@@ -11,8 +12,18 @@ const MIGRATION_LOCK = 7_310_442_001;
  * later ones find nothing left to do. Answers how many migrations ran.
  */
 export async function migrateDatabase(url: string, { embedded }: { embedded: boolean }): Promise<number> {
+  // Every start of an already migrated PostgreSQL database (the usual case) answers here, without TypeORM.
+  if (!embedded && (await isCurrent(url))) return 0;
+  const [{ DataSource }, { dataSourceOptions }] = await Promise.all([
+    import('typeorm'),
+    import('./data-source-options.js'),
+  ]);
   // The embedded database serves one process (its data directory is locked) and one connection.
-  const dataSource = new DataSource(dataSourceOptions({ url, poolSize: embedded ? 1 : 2 }));
+  // Migrations are plain SQL: without entities, no entity file is loaded nor any metadata built.
+  const dataSource = new DataSource({
+    ...dataSourceOptions({ url, poolSize: embedded ? 1 : 2 }),
+    entities: [],
+  });
   await dataSource.initialize();
   if (embedded) {
     try {
@@ -34,5 +45,30 @@ export async function migrateDatabase(url: string, { embedded }: { embedded: boo
   } finally {
     await runner.release();
     await dataSource.destroy();
+  }
+}
+
+/** The timestamps of the migrations this build ships (their file names start with it). */
+function shippedMigrations(): string[] {
+  return readdirSync(join(__dirname, 'migrations'))
+    .filter((file) => /^\d+-[^.]+\.(js|ts)$/.test(file))
+    .map((file) => file.slice(0, file.indexOf('-')));
+}
+
+/** True when every shipped migration is recorded as applied: one query, no lock (nothing to write). */
+async function isCurrent(url: string): Promise<boolean> {
+  const client = new Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ timestamp: string }>(
+      'SELECT "timestamp"::text FROM schema_migrations',
+    );
+    const applied = new Set(rows.map((row) => row.timestamp));
+    return shippedMigrations().every((timestamp) => applied.has(timestamp));
+  } catch {
+    // No migrations table yet: a new database, migrated the ordinary way.
+    return false;
+  } finally {
+    await client.end();
   }
 }

@@ -36,10 +36,16 @@ export function buildIfNeeded(): void {
   if (build.status !== 0) throw new Error(`build failed:\n${build.stdout}${build.stderr}`);
 }
 
-/** Starts dist/main.js with only PATH and the given settings; killed with SIGKILL if the test process exits first. */
-export async function runServer(env: Record<string, string>): Promise<ServerProcess> {
+/**
+ * Starts dist/main.js with only PATH and the given settings (and `nodeArgs` before the script);
+ * killed with SIGKILL if the test process exits first.
+ */
+export async function runServer(
+  env: Record<string, string>,
+  nodeArgs: string[] = [],
+): Promise<ServerProcess> {
   const port = await freePort();
-  const child = spawn(process.execPath, [MAIN], {
+  const child = spawn(process.execPath, [...nodeArgs, MAIN], {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'log', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import * as oidc from 'openid-client';
+import type * as oidc from 'openid-client';
 import { APP_CONFIG, AppConfig } from '../../config/app.config';
 import { SecretBox } from '../../platform/crypto/secret-box.service';
 import { SafeHttpClient } from '../../platform/outbound-http/safe-http.client';
@@ -9,6 +9,13 @@ import { clientSecretContext, isLoopbackHost } from './sso-provider-secrets';
 const REQUEST_TIMEOUT_SECONDS = 10;
 const MAX_ANSWER_BYTES = 1024 * 1024;
 const NULL_BODY_STATUSES = new Set([101, 204, 205, 304]);
+
+let library: Promise<typeof oidc> | undefined;
+
+/** openid-client, loaded on the first OIDC use: a deployment without OIDC never loads it (issue 28). */
+export function openidClient(): Promise<typeof oidc> {
+  return (library ??= import('openid-client'));
+}
 
 /**
  * openid-client Configurations (discovery + client authentication), one per
@@ -42,7 +49,8 @@ export class OidcClients {
     this.cache.delete(providerId);
   }
 
-  private discover(provider: SsoProvider): Promise<oidc.Configuration> {
+  private async discover(provider: SsoProvider): Promise<oidc.Configuration> {
+    const client = await openidClient();
     const issuer = new URL(provider.oidcIssuer!);
     const secret = provider.oidcClientSecretSealed
       ? this.box.open(provider.oidcClientSecretSealed, clientSecretContext(provider.id))
@@ -52,15 +60,15 @@ export class OidcClients {
       issuer.protocol === 'http:' &&
       this.appConfig.allowPrivateNetworkTargets &&
       isLoopbackHost(issuer.hostname);
-    return oidc.discovery(
+    return client.discovery(
       issuer,
       provider.oidcClientId!,
       undefined,
-      secret ? oidc.ClientSecretBasic(secret) : oidc.None(),
+      secret ? client.ClientSecretBasic(secret) : client.None(),
       {
         timeout: REQUEST_TIMEOUT_SECONDS,
-        execute: insecure ? [oidc.allowInsecureRequests] : [],
-        [oidc.customFetch]: this.safeFetch,
+        execute: insecure ? [client.allowInsecureRequests] : [],
+        [client.customFetch]: this.safeFetch,
       },
     );
   }

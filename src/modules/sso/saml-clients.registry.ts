@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { CacheItem, CacheProvider, SAML, ValidateInResponseTo } from '@node-saml/node-saml';
+import type { CacheItem, CacheProvider, SAML } from '@node-saml/node-saml';
 import { Repository } from 'typeorm';
 import { SecretBox } from '../../platform/crypto/secret-box.service';
 import { tokenHash } from '../../platform/crypto/tokens';
@@ -78,11 +78,17 @@ export class SamlClients {
   ) {}
 
   /** `answering`: the pending request a response claims to answer (when validating one). */
-  forProvider(provider: SsoProvider, answering: SsoPendingLogin | null = null): SAML {
+  forProvider(provider: SsoProvider, answering: SsoPendingLogin | null = null): Promise<SAML> {
     return this.build(provider, answering, provider.samlNameIdFormat ?? DEFAULT_NAME_ID_FORMAT);
   }
 
-  private build(provider: SsoProvider, answering: SsoPendingLogin | null, nameIdFormat: string | null): SAML {
+  private async build(
+    provider: SsoProvider,
+    answering: SsoPendingLogin | null,
+    nameIdFormat: string | null,
+  ): Promise<SAML> {
+    // Loaded on the first SAML use: node-saml and its XML stack are not needed by a deployment without SAML (issue 28).
+    const { SAML, ValidateInResponseTo } = await import('@node-saml/node-saml');
     const sign = provider.samlSignAuthnRequests && !!provider.spPrivateKeySealed;
     return new SAML({
       callbackUrl: this.urls.callback,
@@ -117,8 +123,8 @@ export class SamlClients {
    * IdPs that import it (SimpleSAMLphp) take a listed format literally, even
    * `unspecified`, and log an error on every login when they cannot make one.
    */
-  metadata(provider: SsoProvider): string {
-    return this.build(provider, null, provider.samlNameIdFormat).generateServiceProviderMetadata(
+  async metadata(provider: SsoProvider): Promise<string> {
+    return (await this.build(provider, null, provider.samlNameIdFormat)).generateServiceProviderMetadata(
       null,
       provider.spCertificate,
     );

@@ -1,5 +1,6 @@
 import { createPrivateKey, createPublicKey, X509Certificate } from 'node:crypto';
-import { generateSpKeyPair, normalizeCertificate } from './sp-keypair';
+import { normalizeCertificate } from './idp-certificate';
+import { generateSpKeyPair } from './sp-keypair';
 
 describe('SP key pair', () => {
   const pair = generateSpKeyPair('Verity SSO test');

@@ -1,6 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import * as oidc from 'openid-client';
 import { EntityManager, Repository } from 'typeorm';
 import type { ClientInfo } from '../../common/auth/current-actor.decorator';
 import { Forbidden, NotFound, Unauthorized } from '../../common/errors/domain-error';
@@ -15,7 +14,7 @@ import { SsoAssertion } from './entities/sso-assertion.entity';
 import { SsoLoginCode } from './entities/sso-login-code.entity';
 import { SsoPendingLogin } from './entities/sso-pending-login.entity';
 import { SsoProvider } from './entities/sso-provider.entity';
-import { OidcClients } from './oidc-clients.registry';
+import { OidcClients, openidClient } from './oidc-clients.registry';
 import { PENDING_LOGIN_MS, SAML_CLOCK_SKEW_MS, SamlClients, samlRequestKey } from './saml-clients.registry';
 import { assertionFailure, envelopeFailure, SamlFailure, validationFailure } from './saml-failures';
 import { assertionFacts, firstString, readEnvelope } from './saml-response';
@@ -85,12 +84,13 @@ export class SsoLoginService {
     const provider = await this.providers.findWithSecrets(providerId);
     if (!provider?.isEnabled) throw new SsoProviderNotFound(providerId);
     if (provider.protocol === 'saml') {
-      return this.samlClients.forProvider(provider).getAuthorizeUrlAsync('', undefined, {});
+      return (await this.samlClients.forProvider(provider)).getAuthorizeUrlAsync('', undefined, {});
     }
     const config = await this.oidcClients.configuration(provider).catch((error: unknown) => {
       this.logger.warn(`SSO provider ${provider.id}: OIDC discovery failed: ${messageOf(error)}`);
       throw new IdpUnavailable();
     });
+    const oidc = await openidClient();
     const verifier = oidc.randomPKCECodeVerifier();
     const state = oidc.randomState();
     const nonce = oidc.randomNonce();
@@ -155,6 +155,7 @@ export class SsoLoginService {
           provider.id,
         );
       });
+      const oidc = await openidClient();
       const currentUrl = new URL(this.urls.callback);
       for (const [name, value] of params) currentUrl.searchParams.set(name, value);
       // The library checks state, PKCE, the ID token's signature, issuer, audience, expiry and nonce.
@@ -247,8 +248,9 @@ export class SsoLoginService {
       if (refused) throw fail(refused);
       // node-saml checks the signature against idp_certificate, audience, NotBefore/NotOnOrAfter and
       // that InResponseTo (of the response and of the subject) is this pending request.
-      const { profile } = await this.samlClients
-        .forProvider(provider, pending)
+      const { profile } = await (
+        await this.samlClients.forProvider(provider, pending)
+      )
         .validatePostResponseAsync({ SAMLResponse: samlResponse })
         .catch((error: unknown) => {
           throw fail(validationFailure(error, envelope, Date.now(), SAML_CLOCK_SKEW_MS));

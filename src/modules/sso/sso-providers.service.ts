@@ -13,7 +13,7 @@ import { CreateSsoProviderDto, SsoProviderResponse, UpdateSsoProviderDto } from 
 import { SsoProvider } from './entities/sso-provider.entity';
 import { OidcClients } from './oidc-clients.registry';
 import { DEFAULT_NAME_ID_FORMAT } from './saml-clients.registry';
-import { generateSpKeyPair, normalizeCertificate } from './sp-keypair';
+import { normalizeCertificate } from './idp-certificate';
 import { DEFAULT_OIDC_SCOPES, toSsoProviderResponse } from './sso.mapper';
 import { clientSecretContext, spKeyContext } from './sso-provider-secrets';
 import { SsoQueries } from './sso.queries';
@@ -109,6 +109,8 @@ export class SsoProvidersService {
       provider.samlIdpEntityId = dto.saml.idp_entity_id ?? null;
       provider.samlAllowSha1Signatures = dto.saml.allow_sha1_signatures ?? false;
       provider.samlNameIdFormat = storedNameIdFormat(dto.saml.name_id_format);
+      // node-forge (behind generateSpKeyPair) is loaded on the first SAML registration, not at boot (issue 28).
+      const { generateSpKeyPair } = await import('./sp-keypair.js');
       const pair = generateSpKeyPair(`Verity SSO ${id}`);
       provider.spCertificate = pair.certificate;
       provider.spPrivateKeySealed = this.box.seal(pair.privateKey, spKeyContext(id));

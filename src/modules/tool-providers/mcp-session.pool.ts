@@ -1,6 +1,7 @@
 import { Inject, Injectable, OnModuleDestroy } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '../../config/app.config';
-import { McpProcess, OUTPUT_CAP_BYTES, SpawnSpec, specVersion } from './mcp-process';
+import type { McpProcess } from './mcp-process';
+import { OUTPUT_CAP_BYTES, SpawnSpec, specVersion } from './mcp-spawn';
 
 interface Session {
   version: string;
@@ -23,7 +24,7 @@ export class McpSessionPool implements OnModuleDestroy {
 
   /** A fresh process outside the pool (discovery): the caller closes it. */
   async spawn(spec: SpawnSpec, timeoutMs: number): Promise<McpProcess> {
-    const started = this.create(spec);
+    const started = await this.create(spec);
     try {
       await started.open(timeoutMs);
     } catch (error) {
@@ -68,7 +69,9 @@ export class McpSessionPool implements OnModuleDestroy {
     await Promise.all([...this.sessions.entries()].map(([id, session]) => this.drop(id, session)));
   }
 
-  private create(spec: SpawnSpec): McpProcess {
+  private async create(spec: SpawnSpec): Promise<McpProcess> {
+    // The MCP SDK is loaded with the first provider process, not at boot (issue 28).
+    const { McpProcess } = await import('./mcp-process.js');
     return new McpProcess(
       spec,
       { outputCapBytes: OUTPUT_CAP_BYTES },

@@ -6,7 +6,7 @@ import { EntityManager } from 'typeorm';
 import { APP_CONFIG, AppConfig } from '../../config/app.config';
 import { CredentialsService, OpenedCredential } from './credentials.service';
 import type { ToolProvider } from './entities/tool-provider.entity';
-import { commandCandidates, SpawnSpec } from './mcp-process';
+import { commandCandidates, SpawnSpec } from './mcp-spawn';
 
 const FOUND_REUSE_MS = 10_000;
 /** From this age on, a lookup that found the executable still stands but is renewed in the background. */

@@ -5,7 +5,7 @@ import { APP_CONFIG, AppConfig } from '../../config/app.config';
 import { CredentialsService } from './credentials.service';
 import { CapabilityBinding } from './entities/capability-binding.entity';
 import { ProviderTool } from './entities/provider-tool.entity';
-import { SpawnSpec } from './mcp-process';
+import { SpawnSpec } from './mcp-spawn';
 import { McpSessionPool } from './mcp-session.pool';
 import { ProviderRuntime } from './provider-runtime.service';
 import { CapabilityNotReady, ProviderFailed } from './tool-providers.errors';

@@ -5,7 +5,7 @@ import { APP_CONFIG, AppConfig } from '../../config/app.config';
 import { PreparedQueries } from '../../database/prepared-queries.runner';
 import { CredentialsService } from './credentials.service';
 import { CapabilityBinding } from './entities/capability-binding.entity';
-import { SpawnSpec, specVersion } from './mcp-process';
+import { SpawnSpec, specVersion } from './mcp-spawn';
 import { McpSessionPool } from './mcp-session.pool';
 import { WEB_SEARCH } from './provider-config';
 import { ProviderRuntime, RuntimeProvider } from './provider-runtime.service';

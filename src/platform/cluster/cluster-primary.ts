@@ -1,5 +1,5 @@
 import cluster, { Worker } from 'node:cluster';
-import { Logger } from '@nestjs/common';
+import type { LoggerService } from '@nestjs/common';
 
 export interface ClusterOptions {
   workers: number;
@@ -7,7 +7,11 @@ export interface ClusterOptions {
   shutdownGraceMs: number;
   /** Called once, when every worker first listens. */
   onServing: () => void;
+  /** The primary's logger (a LoggerService, not Nest's Logger: the primary does not load Nest). */
+  logger: LoggerService;
 }
+
+const CONTEXT = 'Verity';
 
 // A worker that dies before it ever listened this many times in a row means the
 // deployment cannot serve (database down, port taken): stop instead of looping.
@@ -18,8 +22,7 @@ const MAX_FAILED_BOOTS = 3;
  * the listening port), replaces one that dies, and on SIGTERM/SIGINT passes
  * the signal on and waits for every worker to finish gracefully.
  */
-export function superviseWorkers({ workers, shutdownGraceMs, onServing }: ClusterOptions): void {
-  const logger = new Logger('Verity');
+export function superviseWorkers({ workers, shutdownGraceMs, onServing, logger }: ClusterOptions): void {
   let served = false;
   const listening = new Set<number>();
   let failedBoots = 0;
@@ -41,28 +44,28 @@ export function superviseWorkers({ workers, shutdownGraceMs, onServing }: Cluste
     const hadListened = listening.delete(worker.id);
     if (stopping) {
       if (Object.keys(cluster.workers ?? {}).length === 0) {
-        logger.log('Stopped');
+        logger.log('Stopped', CONTEXT);
         process.exit();
       }
       return;
     }
     const how = signal ? `signal ${signal}` : `code ${code}`;
     if (!hadListened && ++failedBoots >= MAX_FAILED_BOOTS) {
-      logger.error(`Workers keep failing to start (last exit: ${how}); stopping.`);
+      logger.error(`Workers keep failing to start (last exit: ${how}); stopping.`, CONTEXT);
       stopping = true;
       for (const other of Object.values(cluster.workers ?? {})) other?.process.kill('SIGTERM');
       process.exitCode = 1;
       if (Object.keys(cluster.workers ?? {}).length === 0) process.exit();
       return;
     }
-    logger.warn(`Worker ${worker.process.pid} exited (${how}); starting a replacement.`);
+    logger.warn(`Worker ${worker.process.pid} exited (${how}); starting a replacement.`, CONTEXT);
     fork();
   });
 
   const shutdown = (signal: NodeJS.Signals) => {
     if (stopping) return;
     stopping = true;
-    logger.log(`${signal} received: stopping ${Object.keys(cluster.workers ?? {}).length} workers`);
+    logger.log(`${signal} received: stopping ${Object.keys(cluster.workers ?? {}).length} workers`, CONTEXT);
     for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill('SIGTERM');
     // Workers stop on their own within their grace period; this only catches a hung one.
     setTimeout(() => {

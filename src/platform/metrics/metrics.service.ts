@@ -1,8 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { AggregatorRegistry, collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
-import { answerWorkers, askPrimary, inClusterWorker } from '../cluster/ipc';
-
-const CLUSTER_METRICS = 'metrics';
+import { askPrimary, inClusterWorker } from '../cluster/ipc';
+import { CLUSTER_METRICS } from './cluster-metrics';
 
 /**
  * The Prometheus registry of this process: HTTP metrics plus Node's process
@@ -61,10 +60,4 @@ export class MetricsService {
     series.requests.inc();
     series.duration.observe(seconds);
   }
-}
-
-/** In the cluster primary: answers workers' scrapes with the metrics of all workers. */
-export function serveClusterMetrics(): void {
-  const aggregator = new AggregatorRegistry();
-  answerWorkers(CLUSTER_METRICS, () => aggregator.clusterMetrics());
 }

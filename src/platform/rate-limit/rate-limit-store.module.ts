@@ -5,12 +5,13 @@ import { Clock } from '../clock/clock.service';
 import { ClusterRateLimitStore } from './cluster-rate-limit.store';
 import { RateLimitMonitor } from './rate-limit.monitor';
 import { MemoryRateLimitStore, RateLimitStore } from './rate-limit.store';
-import { createRedisClient, RedisRateLimitStore } from './redis-rate-limit.store';
 
 export const RATE_LIMIT_STORE = Symbol('RATE_LIMIT_STORE');
 
-function createStore(config: AppConfig, monitor: RateLimitMonitor): RateLimitStore {
+async function createStore(config: AppConfig, monitor: RateLimitMonitor): Promise<RateLimitStore> {
   if (!config.redisUrl) return inClusterWorker() ? new ClusterRateLimitStore() : new MemoryRateLimitStore();
+  // ioredis is loaded only when REDIS_URL is set (issue 28).
+  const { createRedisClient, RedisRateLimitStore } = await import('./redis-rate-limit.store.js');
   const redis = createRedisClient(config.redisUrl);
   redis.on('error', (error: unknown) => monitor.connectionFailed(error));
   return new RedisRateLimitStore(redis, config.redisKeyPrefix);

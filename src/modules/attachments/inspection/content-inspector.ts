@@ -1,5 +1,4 @@
 import { TextDecoder } from 'node:util';
-import { fileTypeFromBuffer } from 'file-type';
 import { InvalidAttachmentFile } from '../attachments.errors';
 import { ACCEPTED_KINDS_SENTENCE, claimMismatch, extensionOf, FILE_KINDS, FileKind } from './file-kinds';
 import { CsvChecker, JsonChecker, TextChecker, TextShapeError, XmlChecker } from './text-checks';
@@ -115,6 +114,8 @@ export class ContentInspector {
   /** Looks at the first HEAD_BYTES (or the whole file, when `complete`); throws InvalidAttachmentFile. */
   async begin(head: Buffer, complete: boolean): Promise<void> {
     if (!head.length) throw new InvalidAttachmentFile('The file is empty.');
+    // Loaded on the first upload, not at boot (issue 28).
+    const { fileTypeFromBuffer } = await import('file-type');
     const detected = await fileTypeFromBuffer(head);
     const known = detected ? BY_DETECTED[detected.ext] : undefined;
     if (known === 'ole') {
