@@ -537,7 +537,7 @@ describe('chat channels', () => {
       expect(r.received).toHaveLength(6);
     });
 
-    // Sixty attempts through the job queue: roomy for a loaded machine.
+    // Eleven messages, up to 44 attempts through the job queue: roomy for a loaded machine.
     it('disables a channel whose last 5 messages failed after their retries, and tells the space admins', async () => {
       const s = await freshSpace();
       const r = await receiver('teams');
