@@ -46,6 +46,8 @@ async function main() {
     if (!probe.ok) throw new Error(`heat map: ${probe.status} ${body}`);
     console.log(`seeded ${RISKS} risks; the whole map is ${body.length} bytes`);
     report([
+      // The same server's cheapest authenticated read: the machine's baseline at this load.
+      await measure('GET /auth/me (baseline)', { url: `${api}/auth/me`, headers }),
       await measure(`heat map over ${RISKS} risks`, { url: map, headers }),
       await measure(`heat map, counts only (limit=0)`, { url: `${map}?limit=0`, headers }),
       await measure(`one cell, page of 100 at offset 200`, {
