@@ -58,6 +58,12 @@ export interface AppConfig {
    * is made of has changed (SearchCache).
    */
   searchCacheItems: number;
+  /**
+   * SEARCH_EXACT_TOTAL_UP_TO: search counts matches exactly up to this many
+   * (default 10,000); beyond, `total` is this number with `total_relation`
+   * `gte` (Elasticsearch's `track_total_hits` convention).
+   */
+  searchExactTotalUpTo: number;
   dataDir: string;
   redisUrl: string | null;
   /** Prepended to every Redis key, so that deployments (or test runs) can share one Redis. */
@@ -548,6 +554,7 @@ export function loadConfig(env: Env = process.env, stdoutIsTty = process.stdout.
     instanceDatabasePoolSize: integer(env, 'INSTANCE_DATABASE_POOL_SIZE', 4, 1, 100),
     connectorPoolSize: integer(env, 'CONNECTOR_POOL_SIZE', 2, 1, 10),
     searchCacheItems: integer(env, 'SEARCH_CACHE_ITEMS', 20_000, 0, 1_000_000),
+    searchExactTotalUpTo: integer(env, 'SEARCH_EXACT_TOTAL_UP_TO', 10_000, 1, 1_000_000),
     webConcurrency: webConcurrency(env, databaseUrl),
     dataDir,
     redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),

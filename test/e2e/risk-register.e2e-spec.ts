@@ -291,6 +291,106 @@ describe('risk register', () => {
     expect(cells.reduce((n, c) => n + c.count, 0)).toBe(3);
   });
 
+  it('caps the ids of each heat-map cell and pages through one cell', async () => {
+    const s = await newSpace();
+    const created = await Promise.all(
+      Array.from({ length: 12 }, () => createRisk(s, { likelihood: 'possible', impact: 'minor' })),
+    );
+    const other = await createRisk(s, { likelihood: 'almost_certain', impact: 'severe' });
+    const ids = created.map((risk) => risk.id).sort();
+    const cellOf = (body: {
+      cells: { likelihood: string; impact: string; count: number; risk_ids: string[] }[];
+    }) => body.cells.find((c) => c.likelihood === 'possible' && c.impact === 'minor')!;
+
+    // The whole map: every cell counted, at most 10 ids each, in id order.
+    const map = await t.http.get(`${base(s)}/heat-map`).set(bearer(viewer));
+    expect(map.status).toBe(200);
+    expect(map.headers['content-type']).toMatch(/^application\/json/);
+    expect(map.body.cells).toHaveLength(25);
+    expect(cellOf(map.body)).toEqual({
+      likelihood: 'possible',
+      impact: 'minor',
+      count: 12,
+      risk_ids: ids.slice(0, 10),
+    });
+    expect(map.body.cells[24]).toEqual({
+      likelihood: 'almost_certain',
+      impact: 'severe',
+      count: 1,
+      risk_ids: [other.id],
+    });
+
+    // One cell, paged: the pages put together are the cell's ids, and count stays the whole cell.
+    const pages: string[] = [];
+    for (const offset of [0, 5, 10, 15]) {
+      const page = await t.http
+        .get(`${base(s)}/heat-map?likelihood=possible&impact=minor&limit=5&offset=${offset}`)
+        .set(bearer(viewer));
+      expect(page.status).toBe(200);
+      expect(page.body.cells).toHaveLength(1);
+      expect(page.body.cells[0].count).toBe(12);
+      pages.push(...(page.body.cells[0].risk_ids as string[]));
+    }
+    expect(pages).toEqual(ids);
+    const empty = await t.http
+      .get(`${base(s)}/heat-map?likelihood=rare&impact=negligible`)
+      .set(bearer(viewer));
+    expect(empty.body).toEqual({
+      cells: [{ likelihood: 'rare', impact: 'negligible', count: 0, risk_ids: [] }],
+    });
+
+    // Counts only.
+    const counts = await t.http.get(`${base(s)}/heat-map?limit=0`).set(bearer(viewer));
+    expect(counts.body.cells.every((c: { risk_ids: string[] }) => c.risk_ids.length === 0)).toBe(true);
+    expect(counts.body.cells.reduce((n: number, c: { count: number }) => n + c.count, 0)).toBe(13);
+
+    // Counts follow risks that change cell or go.
+    await t.http
+      .put(`${base(s)}/${ids[0]}`)
+      .set(bearer(editor))
+      .send({ likelihood: 'almost_certain', impact: 'severe' })
+      .expect(200);
+    await t.http
+      .delete(`${base(s)}/${ids[1]}`)
+      .set(bearer(admin))
+      .expect(204);
+    await t.http
+      .put(`${base(s)}/${ids[2]}`)
+      .set(bearer(editor))
+      .send({ title: 'Renamed' })
+      .expect(200);
+    const moved = await t.http.get(`${base(s)}/heat-map?limit=100`).set(bearer(viewer));
+    expect(cellOf(moved.body)).toEqual({
+      likelihood: 'possible',
+      impact: 'minor',
+      count: 10,
+      risk_ids: ids.slice(2),
+    });
+    expect(moved.body.cells[24]).toEqual({
+      likelihood: 'almost_certain',
+      impact: 'severe',
+      count: 2,
+      risk_ids: [ids[0], other.id].sort(),
+    });
+
+    // A cell is named by both coordinates; bad values are refused.
+    for (const [query, field] of [
+      ['likelihood=likely', 'impact'],
+      ['impact=minor', 'likelihood'],
+    ]) {
+      const res = await t.http.get(`${base(s)}/heat-map?${query}`).set(bearer(viewer));
+      expectProblem(res, 422);
+      expect(invalidFields(res)).toEqual([field]);
+    }
+    expectProblem(
+      await t.http.get(`${base(s)}/heat-map?likelihood=often&impact=minor`).set(bearer(viewer)),
+      422,
+    );
+    expectProblem(await t.http.get(`${base(s)}/heat-map?limit=101`).set(bearer(viewer)), 422);
+    expectProblem(await t.http.get(`${base(s)}/heat-map?offset=-1`).set(bearer(viewer)), 422);
+    expectProblem(await t.http.get(`${base(s)}/heat-map`).set(bearer(outsider)), 404);
+  });
+
   it('serves templates with valid enum values', async () => {
     const res = await t.http.get(`${base(space)}/templates`).set(bearer(viewer));
     expect(res.status).toBe(200);

@@ -134,7 +134,7 @@ describe('POST /search', () => {
   async function found(
     user: TestUser,
     body: Record<string, unknown>,
-  ): Promise<{ items: Item[]; total: number }> {
+  ): Promise<{ items: Item[]; total: number; total_relation: 'eq' | 'gte' }> {
     const res = await search(user, body);
     if (res.status !== 200) throw new Error(`search: ${res.status} ${JSON.stringify(res.body)}`);
     return res.body;
@@ -239,7 +239,7 @@ describe('POST /search', () => {
     ])('takes any text as words, never as syntax: %j', async (query) => {
       const res = await search(bob, { query, mode: 'keyword' });
       expect(res.status).toBe(200);
-      expect(res.body).toEqual({ items: expect.any(Array), total: expect.any(Number) });
+      expect(res.body).toEqual({ items: expect.any(Array), total: expect.any(Number), total_relation: 'eq' });
     });
 
     it('answers 20 items when no limit is given', async () => {
@@ -259,7 +259,11 @@ describe('POST /search', () => {
     });
 
     it('answers nothing for a query without words', async () => {
-      expect(await found(alice, { query: '!!! ---', mode: 'keyword' })).toEqual({ items: [], total: 0 });
+      expect(await found(alice, { query: '!!! ---', mode: 'keyword' })).toEqual({
+        items: [],
+        total: 0,
+        total_relation: 'eq',
+      });
     });
   });
 
@@ -284,10 +288,11 @@ describe('POST /search', () => {
       expect(await found(kim, { query: fresh, mode: 'keyword' })).toEqual({
         items: [expect.objectContaining({ id: kept.id })],
         total: 1,
+        total_relation: 'eq',
       });
 
       const archived = await found(root, { query: `${w} retired`, mode: 'keyword', types: ['policy'] });
-      expect(archived).toEqual({ items: [], total: 0 });
+      expect(archived).toEqual({ items: [], total: 0, total_relation: 'eq' });
       const back = await t.http
         .post(`${API}/spaces/${a.slug}/policies/${ids.archived}/unarchive`)
         .set(bearer(alice))
@@ -303,6 +308,7 @@ describe('POST /search', () => {
       expect(await found(root, { query: `${w} retired`, mode: 'keyword', types: ['policy'] })).toEqual({
         items: [],
         total: 0,
+        total_relation: 'eq',
       });
     });
 
@@ -364,9 +370,10 @@ describe('POST /search', () => {
       expect(ofBob).toEqual({
         items: [expect.objectContaining({ id: ids.other, space_slug: b.slug })],
         total: 1,
+        total_relation: 'eq',
       });
       const ofAlice = await found(alice, { query: `secret ${w}`, mode: 'keyword' });
-      expect(ofAlice).toEqual({ items: [], total: 0 });
+      expect(ofAlice).toEqual({ items: [], total: 0, total_relation: 'eq' });
     });
 
     it('shows a superadmin every space', async () => {
@@ -437,8 +444,8 @@ describe('POST /search', () => {
         .set(bearer(alice))
         .send({ 'quality.incidents': false });
       expect(off.status).toBe(200);
-      expect(await found(alice, query)).toEqual({ items: [], total: 0 });
-      expect(await found(root, query)).toEqual({ items: [], total: 0 });
+      expect(await found(alice, query)).toEqual({ items: [], total: 0, total_relation: 'eq' });
+      expect(await found(root, query)).toEqual({ items: [], total: 0, total_relation: 'eq' });
     });
   });
 
@@ -461,6 +468,7 @@ describe('POST /search', () => {
       expect(await found(vera, { query: meaning, mode: 'semantic', types: ['risk', 'ticket'] })).toEqual({
         items: [],
         total: 0,
+        total_relation: 'eq',
       });
       // Bob's product is as close in meaning, but not his to see... nor Alice's to Bob.
       const ofBob = await found(bob, { query: w, mode: 'semantic' });
@@ -468,6 +476,7 @@ describe('POST /search', () => {
       expect(await found(bob, { query: w })).toEqual({
         items: [expect.objectContaining({ id: ids.other })],
         total: 1,
+        total_relation: 'eq',
       });
     });
 
@@ -522,7 +531,11 @@ describe('POST /search', () => {
       // Every statement on the vectors fails while the table is away.
       await db.query(`ALTER TABLE item_embeddings RENAME TO item_embeddings_away`);
       try {
-        expect(await found(fay, { query: w, mode: 'semantic' })).toEqual({ items: [], total: 0 });
+        expect(await found(fay, { query: w, mode: 'semantic' })).toEqual({
+          items: [],
+          total: 0,
+          total_relation: 'eq',
+        });
         expect(await found(fay, { query: w, mode: 'hybrid' })).toEqual(keyword);
       } finally {
         await db.query(`ALTER TABLE item_embeddings_away RENAME TO item_embeddings`);
@@ -555,12 +568,16 @@ describe('POST /search', () => {
       async (table) => {
         const { user, product, body } = await kept();
         const first = await found(user, body);
-        expect(first).toEqual({ items: [expect.objectContaining({ id: product.id })], total: 1 });
+        expect(first).toEqual({
+          items: [expect.objectContaining({ id: product.id })],
+          total: 1,
+          total_relation: 'eq',
+        });
         await dropDocument(product.id);
         expect(await found(user, body)).toEqual(first);
         // A statement trigger fires for a statement that changes no row, too.
         await t.app.get(DataSource).query(`DELETE FROM ${table} WHERE false`);
-        expect(await found(user, body)).toEqual({ items: [], total: 0 });
+        expect(await found(user, body)).toEqual({ items: [], total: 0, total_relation: 'eq' });
       },
     );
 
@@ -571,8 +588,8 @@ describe('POST /search', () => {
       expect((await found(user, body)).total).toBe(1);
       await dropDocument(product.id);
       // Another caller's first search of it, and another limit of the same caller: computed, not kept ones.
-      expect(await found(other, body)).toEqual({ items: [], total: 0 });
-      expect(await found(user, { ...body, limit: 5 })).toEqual({ items: [], total: 0 });
+      expect(await found(other, body)).toEqual({ items: [], total: 0, total_relation: 'eq' });
+      expect(await found(user, { ...body, limit: 5 })).toEqual({ items: [], total: 0, total_relation: 'eq' });
     });
 
     it('answers a write through the API at once', async () => {
@@ -590,7 +607,7 @@ describe('POST /search', () => {
         .delete(`${API}/catalog/spaces/${space.slug}/products/${product.id}`)
         .set(bearer(user));
       expect(deleted.status).toBe(204);
-      expect(await found(user, body)).toEqual({ items: [], total: 0 });
+      expect(await found(user, body)).toEqual({ items: [], total: 0, total_relation: 'eq' });
     });
 
     it('prunes the changes below a horizon taken more than two minutes ago, then takes the next', async () => {
@@ -659,7 +676,7 @@ describe('POST /search', () => {
     it('takes 500 characters once trimmed, and limit 100', async () => {
       const res = await search(ivan, { query: `  ${'y'.repeat(500)}  `, limit: 100, mode: 'keyword' });
       expect(res.status).toBe(200);
-      expect(res.body).toEqual({ items: [], total: 0 });
+      expect(res.body).toEqual({ items: [], total: 0, total_relation: 'eq' });
     });
 
     it('needs a signed-in caller', async () => {
@@ -721,7 +738,11 @@ describe('POST /search', () => {
         expect(res.status).toBe(200);
         return res.body;
       };
-      expect(await ask({ query: w, mode: 'semantic' })).toEqual({ items: [], total: 0 });
+      expect(await ask({ query: w, mode: 'semantic' })).toEqual({
+        items: [],
+        total: 0,
+        total_relation: 'eq',
+      });
       const keyword = await ask({ query: w, mode: 'keyword' });
       expect(keyword.total).toBe(7);
       expect(await ask({ query: w, mode: 'hybrid' })).toEqual(keyword);

@@ -24,7 +24,9 @@ const usageAnswer = (document: Buffer) =>
   new StreamableFile(document, { type: 'application/json; charset=utf-8', length: document.length });
 
 const LIST =
-  'Newest first. Prompts and answers are stored redacted; `attempt` 2 is the call to a fallback profile, in the same `run_id`.';
+  'Newest first. Prompts and answers are stored redacted; `attempt` 2 is the call to a fallback profile, in the same `run_id`. ' +
+  '`total` is exact: whole UTC days are counted from the daily usage rollups (which carry every filter of this list), ' +
+  'and only the oldest day (cut short by retention) and today are counted in the logs.';
 const USAGE =
   'Token usage grouped by UTC date, model and feature, read from the daily rollups (not the logs).';
 

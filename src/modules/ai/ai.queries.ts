@@ -92,6 +92,15 @@ SELECT (SELECT created_at FROM log) AS created_at, (SELECT count(*) FROM usage) 
 const WRITE_SPAN_SQL = `WITH ${ASYNC_COMMIT} INSERT INTO ai_spans (run_id, log_id, attempt, name, status, started_at, duration_ms, detail)
        SELECT $1::uuid, $2::uuid, $3::smallint, $4, $5, $6::timestamptz, $7::float8, $8::jsonb FROM async`;
 
+/** The rollup column that counts the logs of a status (`any`: no status filter). */
+const ROLLUP_CALLS: Record<string, string> = {
+  any: 'u.calls',
+  success: 'u.calls - u.failures - u.blocked - u.budget_exceeded',
+  error: 'u.failures',
+  blocked: 'u.blocked',
+  budget_exceeded: 'u.budget_exceeded',
+};
+
 /** A row of the usage reports: sums come back as numeric text or numbers. */
 export type AiRow = Record<string, unknown>;
 
@@ -244,6 +253,55 @@ export class AiQueries {
     )) as AiRow[];
   }
 
+  /**
+   * How many logs match the list's filters, exactly, without counting a
+   * million rows: the rollups (written by the same statement as each log,
+   * so they agree with the logs at any snapshot) give the whole days, and
+   * only the two partial days are counted in the logs (ai_logs_created_idx,
+   * or the feature, provider or status index with created_at). The oldest
+   * day is partial because retention deletes the oldest logs first
+   * (deleteOldLogs): every day after it still has all its logs. Today is
+   * counted in full, as it grows. Each filter has its rollup column:
+   * provider and feature are keys, a status is a counter (success: the
+   * calls that are none of the others).
+   */
+  async logCount(
+    em: EntityManager,
+    filter: { provider?: string; status?: string; feature?: string },
+  ): Promise<number> {
+    const params: unknown[] = [];
+    const logRules: string[] = [];
+    const rollupRules: string[] = [];
+    for (const column of ['provider', 'feature'] as const) {
+      const value = filter[column];
+      if (value === undefined) continue;
+      params.push(value);
+      logRules.push(`l.${column} = $${params.length}`);
+      rollupRules.push(`u.${column} = $${params.length}`);
+    }
+    if (filter.status !== undefined) {
+      params.push(filter.status);
+      logRules.push(`l.status = $${params.length}`);
+    }
+    const calls = ROLLUP_CALLS[filter.status ?? 'any'];
+    const logs = logRules.length ? `AND ${logRules.join(' AND ')}` : '';
+    const rollups = rollupRules.length ? `AND ${rollupRules.join(' AND ')}` : '';
+    const [row] = (await em.query(
+      `WITH bounds AS (
+         SELECT d.first_day, ((d.first_day + 1)::timestamp AT TIME ZONE 'UTC') AS first_day_end,
+                (greatest(d.today, d.first_day + 1)::timestamp AT TIME ZONE 'UTC') AS last_day_start, d.today
+           FROM (SELECT (min(created_at) AT TIME ZONE 'UTC')::date AS first_day,
+                        (now() AT TIME ZONE 'UTC')::date AS today FROM ai_logs) d)
+       SELECT (SELECT count(*) FROM ai_logs l WHERE l.created_at < b.first_day_end ${logs})
+            + (SELECT count(*) FROM ai_logs l WHERE l.created_at >= b.last_day_start ${logs})
+            + (SELECT coalesce(sum(${calls}), 0) FROM ai_usage_daily u
+                WHERE u.day > b.first_day AND u.day < b.today ${rollups}) AS total
+         FROM bounds b`,
+      params,
+    )) as { total: string | null }[];
+    return Number(row.total ?? 0);
+  }
+
   /** Calls, tokens and cost per workflow run. */
   async runTotals(em: EntityManager, runIds: string[]): Promise<AiRow[]> {
     return (await em.query(
@@ -253,10 +311,14 @@ export class AiQueries {
     )) as AiRow[];
   }
 
-  /** Deletes up to `batch` logs older than `days` days; answers how many. */
+  /**
+   * Deletes up to `batch` logs older than `days` days, oldest first; answers
+   * how many. Oldest first keeps every day but the oldest whole (logCount).
+   */
   async deleteOldLogs(em: EntityManager, days: number, batch: number): Promise<number> {
     const [, affected] = (await em.query(
-      `DELETE FROM ai_logs WHERE id IN (SELECT id FROM ai_logs WHERE created_at < now() - make_interval(days => $1) LIMIT ${batch})`,
+      `DELETE FROM ai_logs WHERE id IN (SELECT id FROM ai_logs WHERE created_at < now() - make_interval(days => $1)
+         ORDER BY created_at LIMIT ${batch})`,
       [days],
     )) as [unknown, number];
     return affected;

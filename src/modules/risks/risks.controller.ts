@@ -1,4 +1,15 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
+import {
+  Body,
+  Controller,
+  Delete,
+  Get,
+  HttpCode,
+  Param,
+  Post,
+  Put,
+  Query,
+  StreamableFile,
+} from '@nestjs/common';
 import {
   ApiCreatedResponse,
   ApiNoContentResponse,
@@ -15,6 +26,7 @@ import type { SpaceAccess } from '../../common/permissions/space-access.port';
 import { SpaceRole } from '../../common/permissions/space-role.guard';
 import {
   CreateRiskDto,
+  HeatMapQuery,
   HeatMapResponse,
   LinkProductsDto,
   ListRisksQuery,
@@ -77,11 +89,22 @@ export class RisksController {
     operationId: 'getRiskHeatMap',
     summary: 'Risks bucketed by likelihood and impact',
     description:
-      'All 25 cells, empty ones with `count` 0, each with the ids of its risks (closed risks included).',
+      'All 25 cells, empty ones with `count` 0, each with its count and the ids of its risks (closed risks ' +
+      'included). So that the map stays small over a large register, each cell answers at most `limit` ids ' +
+      '(default 10, at most 100; 0 for counts only), in id order from `offset`; `count` is always the whole cell. ' +
+      'To page through one cell, name it with `likelihood` and `impact` (both or neither, else 422): the answer is ' +
+      'then that cell alone.',
   })
   @ApiOkResponse({ type: HeatMapResponse })
-  heatMap(@CurrentSpace() access: SpaceAccess, @Param() _params: SlugParams): Promise<HeatMapResponse> {
-    return this.risks.heatMap(access);
+  @ApiProblems(422)
+  async heatMap(
+    @CurrentSpace() access: SpaceAccess,
+    @Param() _params: SlugParams,
+    @Query() query: HeatMapQuery,
+  ): Promise<StreamableFile> {
+    // The database encodes the answer: the JSON text goes out as it is.
+    const document = Buffer.from(await this.risks.heatMapDocument(access, query));
+    return new StreamableFile(document, { type: 'application/json; charset=utf-8', length: document.length });
   }
 
   @Get('templates')

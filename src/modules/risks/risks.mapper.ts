@@ -1,5 +1,5 @@
 import type { RiskEventData } from '../../platform/outbox/event-map';
-import { HeatMapCell, RiskResponse } from './dto/risk.dto';
+import { RiskResponse } from './dto/risk.dto';
 import type { Risk } from './entities/risk.entity';
 import { IMPACTS, LIKELIHOODS } from './risk-scoring';
 
@@ -40,15 +40,7 @@ export function riskEventData(risk: RiskResponse): RiskEventData {
   };
 }
 
-/** All 25 cells, likelihood-major in ascending levels; empty cells count 0. */
-export function heatMapCells(
-  groups: { likelihood: string; impact: string; risk_ids: string[] }[],
-): HeatMapCell[] {
-  const byCell = new Map(groups.map((g) => [`${g.likelihood}/${g.impact}`, g.risk_ids]));
-  return LIKELIHOODS.flatMap((likelihood) =>
-    IMPACTS.map((impact) => {
-      const riskIds = byCell.get(`${likelihood}/${impact}`) ?? [];
-      return { likelihood, impact, count: riskIds.length, risk_ids: riskIds };
-    }),
-  );
-}
+/** All 25 cells, likelihood-major in ascending levels. */
+export const HEAT_MAP_CELLS: readonly { likelihood: string; impact: string }[] = LIKELIHOODS.flatMap(
+  (likelihood) => IMPACTS.map((impact) => ({ likelihood, impact })),
+);

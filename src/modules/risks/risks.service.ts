@@ -12,7 +12,8 @@ import { OutboxService } from '../../platform/outbox/outbox.service';
 import { ProductDirectoryService } from '../catalog/product-directory.service';
 import {
   CreateRiskDto,
-  HeatMapResponse,
+  HEAT_MAP_IDS_DEFAULT,
+  HeatMapQuery,
   LinkProductsDto,
   ListRisksQuery,
   RiskResponse,
@@ -30,7 +31,7 @@ import {
   riskScore,
   riskTier,
 } from './risk-scoring';
-import { heatMapCells, riskEventData, toRiskResponse } from './risks.mapper';
+import { HEAT_MAP_CELLS, riskEventData, toRiskResponse } from './risks.mapper';
 import { RiskQueries } from './risks.queries';
 
 /** The risk register of a space: scored risks, their links to products, the heat map. */
@@ -190,9 +191,26 @@ export class RisksService {
     });
   }
 
-  async heatMap(access: SpaceAccess): Promise<HeatMapResponse> {
-    const groups = await this.queries.heatMapGroups(this.dataSource.manager, access.space.id);
-    return { cells: heatMapCells(groups) };
+  /**
+   * The heat map as JSON text (the shape of HeatMapResponse), encoded by the
+   * database: all 25 cells, or the one cell of `likelihood` and `impact`.
+   */
+  async heatMapDocument(access: SpaceAccess, query: HeatMapQuery): Promise<string> {
+    if ((query.likelihood === undefined) !== (query.impact === undefined)) {
+      const missing = query.likelihood === undefined ? 'likelihood' : 'impact';
+      throw ValidationFailed.field(
+        missing,
+        `${missing} is required with ${missing === 'impact' ? 'likelihood' : 'impact'}.`,
+      );
+    }
+    const cells =
+      query.likelihood !== undefined && query.impact !== undefined
+        ? [{ likelihood: query.likelihood, impact: query.impact }]
+        : HEAT_MAP_CELLS;
+    return this.queries.heatMapJson(this.dataSource.manager, access.space.id, cells, {
+      offset: query.offset ?? 0,
+      limit: query.limit ?? HEAT_MAP_IDS_DEFAULT,
+    });
   }
 
   templates(): RiskTemplateResponse[] {

@@ -21,7 +21,7 @@ export interface SearchHit {
 export interface KeywordHits {
   /** The best `limit`, best first. */
   hits: SearchHit[];
-  /** Matching readable rows of all the types, before any limit. */
+  /** Matching readable rows of all the types, before any limit, counted up to `countUpTo` + 1. */
   total: number;
 }
 
@@ -190,7 +190,7 @@ export class SearchQueries {
 
   /**
    * Readable full-text matches over the search documents (SearchDocuments
-   * migration): their exact count, and the best `limit` by ts_rank_cd
+   * migration): their exact count up to `countUpTo` + 1, and the best `limit` by ts_rank_cd
    * (normalised to 0..1), equal scores by type then id.
    *
    * Ranking costs a read of each candidate's document, the count does not,
@@ -205,12 +205,15 @@ export class SearchQueries {
     types: readonly SearchType[],
     scope: SearchScope,
     limit: number,
+    countUpTo: number,
   ): Promise<KeywordHits> {
     if (!types.length) return { hits: [], total: 0 };
     const params = new Params();
     const tsq = tsquery(query, params);
     const readable = readableDocument(types, scope, params);
     const window = params.bind('window', RANK_WINDOW);
+    // One more than the exact count's bound: finding it tells the count stopped there.
+    const countTo = params.bind('countTo', countUpTo + 1);
     // One scan of the matches keeps each one's row address and whether its title holds the query: the
     // count reads that, and the candidates are title matches first (Append runs its arms in order, and the
     // outer LIMIT stops the second early), read back by address (a TID scan) to be ranked.
@@ -232,7 +235,7 @@ export class SearchQueries {
          (SELECT tid FROM matched WHERE NOT in_title LIMIT ${window})
          LIMIT ${window})
        SELECT d.type, d.id, ts_rank_cd(d.search_vector, ${tsq}, 32) AS score,
-              (SELECT count(*) FROM matched)::int AS total
+              (SELECT count(*) FROM (SELECT FROM matched LIMIT ${countTo}) counted)::int AS total
         FROM search_documents d
         WHERE d.ctid = ANY(ARRAY(SELECT tid FROM candidates))
         ORDER BY score DESC, array_position(${params.bind('typeOrder', SEARCH_TYPES)}::text[], d.type), d.id

@@ -1,7 +1,8 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import type { Actor } from '../../common/auth/actor';
+import { APP_CONFIG, AppConfig } from '../../config/app.config';
 import { SpaceAccessPort } from '../../common/permissions/space-access.port';
 import type { EffectiveEmbeddingConfig } from '../embeddings/embedding-config.types';
 import { SemanticIndexService, SemanticItemType } from '../embeddings/semantic-index.service';
@@ -38,13 +39,19 @@ function byScore(a: SearchHit, b: SearchHit): number {
 
 @Injectable()
 export class SearchService {
+  /** Matches are counted exactly up to this many (Elasticsearch's `track_total_hits`). */
+  private readonly exactTotalUpTo: number;
+
   constructor(
+    @Inject(APP_CONFIG) config: AppConfig,
     private readonly access: SpaceAccessPort,
     private readonly queries: SearchQueries,
     private readonly semanticIndex: SemanticIndexService,
     private readonly cache: SearchCache,
     @InjectDataSource() private readonly dataSource: DataSource,
-  ) {}
+  ) {
+    this.exactTotalUpTo = config.searchExactTotalUpTo;
+  }
 
   /**
    * Answers from the cache while nothing the answer is made of has changed
@@ -79,7 +86,7 @@ export class SearchService {
 
     const [semantic, keyword] = await Promise.all([
       embedding ? this.semanticHits(embedding, text, types, scope, limit) : null,
-      mode === 'semantic' ? null : this.queries.keywordHits(query, types, scope, limit),
+      mode === 'semantic' ? null : this.queries.keywordHits(query, types, scope, limit, this.exactTotalUpTo),
     ]);
     return {
       answer: await this.merged(query, semantic, keyword, scope, limit),
@@ -110,7 +117,14 @@ export class SearchService {
       this.queries.countNotMatching(query, semantic),
       this.answer(query, fused.slice(0, limit), 0, scope),
     ]);
-    return { ...answer, total: keyword.total + unmatched };
+    return { ...answer, ...this.bounded(keyword.total + unmatched) };
+  }
+
+  /** A count as answered: exact up to the bound, else the bound as a lower limit. */
+  private bounded(count: number): Pick<SearchResponse, 'total' | 'total_relation'> {
+    return count > this.exactTotalUpTo
+      ? { total: this.exactTotalUpTo, total_relation: 'gte' }
+      : { total: count, total_relation: 'eq' };
   }
 
   /** The one space of `space_slug` (404 unless the caller reads it), else every space the caller reads. */
@@ -167,6 +181,6 @@ export class SearchService {
       snippet: renderSnippet(row.headline),
       score: scores.get(`${row.type}:${row.id}`)!,
     }));
-    return { items, total: total ?? items.length };
+    return { items, ...this.bounded(total ?? items.length) };
   }
 }

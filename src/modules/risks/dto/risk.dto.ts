@@ -137,18 +137,60 @@ export class RiskPageResponse {
   @ApiProperty({ type: 'integer', description: 'How many risks match, across all pages.' }) total: number;
 }
 
+/** Risk ids a heat-map cell answers unless `limit` says otherwise; `count` is always the whole cell. */
+export const HEAT_MAP_IDS_DEFAULT = 10;
+
+export class HeatMapQuery {
+  @EnumField(LIKELIHOODS, {
+    optional: true,
+    enumName: 'RiskLikelihood',
+    description: 'With `impact`: answer this one cell only (to page through its risk ids).',
+  })
+  likelihood?: string;
+
+  @EnumField(IMPACTS, {
+    optional: true,
+    enumName: 'RiskImpact',
+    description: 'With `likelihood`: answer this one cell only (to page through its risk ids).',
+  })
+  impact?: string;
+
+  @QueryIntField({
+    min: 0,
+    max: 100,
+    default: HEAT_MAP_IDS_DEFAULT,
+    description: 'How many risk ids each cell answers (at most 100; 0 for counts only).',
+  })
+  limit?: number = HEAT_MAP_IDS_DEFAULT;
+
+  @QueryIntField({
+    min: 0,
+    default: 0,
+    description: "How many of each cell's risk ids (in id order) to skip.",
+  })
+  offset?: number = 0;
+}
+
 export class HeatMapCell {
   @ApiProperty({ enum: LIKELIHOODS, enumName: 'RiskLikelihood' }) likelihood: string;
   @ApiProperty({ enum: IMPACTS, enumName: 'RiskImpact' }) impact: string;
-  @ApiProperty({ type: 'integer' }) count: number;
-  @ApiProperty({ type: String, format: 'uuid', isArray: true }) risk_ids: string[];
+  @ApiProperty({ type: 'integer', description: 'All the risks of the cell.' }) count: number;
+  @ApiProperty({
+    type: String,
+    format: 'uuid',
+    isArray: true,
+    description:
+      'The ids of the risks of the cell in id order, from `offset`, at most `limit` of them: all of them when ' +
+      '`count` is not larger.',
+  })
+  risk_ids: string[];
 }
 
 export class HeatMapResponse {
   @ApiProperty({
     type: HeatMapCell,
     isArray: true,
-    description: 'All 25 cells, likelihood-major, ascending.',
+    description: 'All 25 cells, likelihood-major, ascending; or the one cell asked for.',
   })
   cells: HeatMapCell[];
 }

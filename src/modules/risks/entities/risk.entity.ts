@@ -15,7 +15,8 @@ import type { Impact, Likelihood, RiskCategory, RiskStatus, RiskTier } from '../
 /**
  * A risk of the register. `score` and `tier` are stored (derived from
  * likelihood and impact on every write) so that lists filter by tier on an
- * index; the heat map groups on (space, likelihood, impact) from its index alone.
+ * index; the heat map reads its counts from risk_heat_map_cells (kept by
+ * triggers, RiskHeatMapCells migration) and pages each cell's ids on its index.
  */
 @Entity('risks')
 @Index('risks_search_vector_idx', { synchronize: false })

@@ -2,7 +2,14 @@ import { applyDecorators } from '@nestjs/common';
 import { ApiProperty } from '@nestjs/swagger';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsIn, Matches, ValidateIf } from 'class-validator';
 import { EnumField, IntField, StringField, TextField } from '../../../common/validation/field.decorators';
-import { SEARCH_MODES, SEARCH_TYPES, type SearchMode, type SearchType } from '../search-types';
+import {
+  SEARCH_MODES,
+  SEARCH_TOTAL_RELATIONS,
+  SEARCH_TYPES,
+  type SearchMode,
+  type SearchTotalRelation,
+  type SearchType,
+} from '../search-types';
 
 const NO_CONTROL_CHARACTERS = /^[^\p{Cc}]*$/u;
 
@@ -92,6 +99,20 @@ export class SearchResponse {
   @ApiProperty({ type: SearchItemResponse, isArray: true })
   items: SearchItemResponse[];
 
-  @ApiProperty({ description: 'Matching items the caller may read, before `limit`.' })
+  @ApiProperty({
+    type: 'integer',
+    description:
+      'Matching items the caller may read, before `limit`: counted exactly up to 10,000; beyond, 10,000 with ' +
+      '`total_relation` `gte`.',
+  })
   total: number;
+
+  @ApiProperty({
+    enum: SEARCH_TOTAL_RELATIONS,
+    enumName: 'SearchTotalRelation',
+    description:
+      '`eq`: `total` is the exact number of matches. `gte`: there are at least `total` (10,000) matches, and ' +
+      "counting stopped there (Elasticsearch's `hits.total.relation`).",
+  })
+  total_relation: SearchTotalRelation;
 }
