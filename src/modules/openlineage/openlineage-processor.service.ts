@@ -97,6 +97,8 @@ export class OpenLineageProcessor implements OnModuleInit, OnApplicationBootstra
   async drain(): Promise<void> {
     await this.loop.idle();
     await this.processAll();
+    // A pass the wakeup started meanwhile may hold the processor lock this one could not take: wait for it.
+    await this.loop.idle();
   }
 
   private async processAll(): Promise<void> {

@@ -1,6 +1,6 @@
 import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, EntityManager } from 'typeorm';
+import { DataSource, EntityManager, IsNull } from 'typeorm';
 import { TransactionRunner } from '../../database/transaction.runner';
 import { SecretBox } from '../../platform/crypto/secret-box.service';
 import { JobContext, JobRunner } from '../../platform/jobs/job-runner.service';
@@ -137,9 +137,16 @@ export class WebhookDeliveriesService implements OnModuleInit {
     const failingTooLong = Date.now() - failingSince.getTime() >= FAILING_LIMIT_MS;
     const exhausted = retryDelayMs(context.attempt) === null;
     await this.tx.run(async (em) => {
-      await em.getRepository(Webhook).update(webhook.id, { failingSince });
-      // Once per run of failures, so chat channels hear of a failing webhook without one message per attempt.
-      if (!webhook.failingSince) {
+      // Once per run of failures, so chat channels hear of a failing webhook without one message per
+      // attempt: only the attempt that sets failing_since announces it (concurrent failures race here).
+      const started = webhook.failingSince
+        ? false
+        : ((
+            await em
+              .getRepository(Webhook)
+              .update({ id: webhook.id, failingSince: IsNull() }, { failingSince })
+          ).affected ?? 0) > 0;
+      if (started) {
         await this.announceFailing(
           em,
           webhook,

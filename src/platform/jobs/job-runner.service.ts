@@ -52,6 +52,11 @@ interface CronRegistration {
 
 const POLL_MS = 1_000;
 const BATCH = 20;
+/**
+ * Jobs one process runs at once. Claiming goes on while there is room, so a batch of slow jobs
+ * (webhook endpoints that answer late) does not hold back the jobs behind it.
+ */
+const MAX_IN_FLIGHT = 100;
 const DEFAULTS: Required<JobOptions> = {
   maxAttempts: 5,
   backoffMs: (attempt) => Math.min(60 * 60_000, 5_000 * 4 ** (attempt - 1)),
@@ -221,7 +226,14 @@ export class JobRunner implements OnApplicationBootstrap, BeforeApplicationShutd
     if (!this.scheduledOn.has(InstanceContext.instanceId())) await this.upsertSchedules();
     await this.enqueueDueSchedules();
     for (;;) {
-      const claimed = await this.claim();
+      if (this.stopped) return;
+      const room = MAX_IN_FLIGHT - this.inFlight.size;
+      if (room <= 0) {
+        await Promise.race(this.inFlight);
+        continue;
+      }
+      const limit = Math.min(BATCH, room);
+      const claimed = await this.claim(limit);
       for (const job of claimed) {
         // Recording the outcome can fail too (the database went away): the lease then lapses and the job runs again.
         const run = this.execute(job)
@@ -231,8 +243,7 @@ export class JobRunner implements OnApplicationBootstrap, BeforeApplicationShutd
           .finally(() => this.inFlight.delete(run));
         this.inFlight.add(run);
       }
-      if (claimed.length < BATCH || this.stopped) return;
-      await Promise.allSettled([...this.inFlight]);
+      if (claimed.length < limit) return;
     }
   }
 
@@ -262,7 +273,7 @@ export class JobRunner implements OnApplicationBootstrap, BeforeApplicationShutd
     });
   }
 
-  private async claim(): Promise<Job[]> {
+  private async claim(limit: number): Promise<Job[]> {
     const names = [...this.handlers.keys()];
     if (!names.length) return [];
     const [rows] = (await this.dataSource.query(
@@ -273,7 +284,7 @@ export class JobRunner implements OnApplicationBootstrap, BeforeApplicationShutd
                         AND ((status = 'pending' AND run_at <= now()) OR (status = 'running' AND locked_until < now()))
                       ORDER BY run_at LIMIT $2 FOR UPDATE SKIP LOCKED)
         RETURNING id, name, payload, attempts, max_attempts`,
-      [names, BATCH, this.leaseMs / 1000],
+      [names, limit, this.leaseMs / 1000],
     )) as [{ id: string; name: string; payload: object; attempts: number; max_attempts: number }[], number];
     return rows.map((row) =>
       Object.assign(new Job(), {

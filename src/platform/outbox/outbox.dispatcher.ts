@@ -101,6 +101,8 @@ export class OutboxDispatcher implements OnApplicationBootstrap, BeforeApplicati
   async drain(): Promise<void> {
     await this.loop.idle();
     await this.dispatchAll();
+    // A pass the wakeup started meanwhile holds the rows this one skipped (SKIP LOCKED): wait for it.
+    await this.loop.idle();
   }
 
   /** Each instance's outbox lives in its database: one pass per instance. */
