@@ -32,6 +32,7 @@ const LOADED_ON_FIRST_USE = [
   'zod',
   'file-type', // an upload
   'ioredis', // only with REDIS_URL
+  'nodemailer', // only when a mail is sent over SMTP_URL
 ];
 
 describe('a cold start', () => {

@@ -325,10 +325,13 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
   return document;
 }
 
-/** Swagger UI at /api/v1.0/docs (assets served by this app) and the document at /api/v1.0/openapi.json. */
+/**
+ * Swagger UI at /api/v1.0/docs (assets served by this app) and the document at /api/v1.0/openapi.json.
+ * The document is built on its first request, not at start: building it is a tenth of a worker's
+ * time to ready, and most processes never serve it.
+ */
 export function setupSwagger(app: INestApplication): void {
-  const document = buildOpenApiDocument(app);
-  SwaggerModule.setup('docs', app, document, {
+  SwaggerModule.setup('docs', app, () => buildOpenApiDocument(app), {
     useGlobalPrefix: true,
     jsonDocumentUrl: 'openapi.json',
     yamlDocumentUrl: 'openapi.yaml',

@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, BeforeApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { createTransport, Transporter } from 'nodemailer';
+import type { Transporter } from 'nodemailer';
 import { EntityManager, Repository } from 'typeorm';
 import { APP_CONFIG, AppConfig } from '../../config/app.config';
 import { SerialTask } from '../jobs/serial-task';
@@ -30,7 +30,8 @@ const POLL_MS = 5_000;
 @Injectable()
 export class MailerService implements OnModuleInit, BeforeApplicationShutdown {
   private readonly logger = new Logger(MailerService.name);
-  private readonly transport: Transporter | null;
+  /** Made on the first delivery: nodemailer is loaded only by a process that sends mail. */
+  private transport: Promise<Transporter> | null = null;
   private timer: NodeJS.Timeout | null = null;
   private readonly loop = new SerialTask(
     () => this.deliverPending(),
@@ -43,9 +44,7 @@ export class MailerService implements OnModuleInit, BeforeApplicationShutdown {
     private readonly wakeup: Wakeup,
     private readonly databases: InstanceDatabases,
     private readonly queries: MailQueries,
-  ) {
-    this.transport = config.smtpUrl ? createTransport(config.smtpUrl, { from: config.mailFrom }) : null;
-  }
+  ) {}
 
   onModuleInit(): void {
     this.wakeup.on('mail', () => this.kick());
@@ -56,7 +55,7 @@ export class MailerService implements OnModuleInit, BeforeApplicationShutdown {
   async beforeApplicationShutdown(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
     await this.loop.stop();
-    this.transport?.close();
+    if (this.transport) (await this.transport).close();
   }
 
   async enqueue(em: EntityManager, mail: OutgoingMail): Promise<void> {
@@ -102,14 +101,22 @@ export class MailerService implements OnModuleInit, BeforeApplicationShutdown {
     }
   }
 
+  private smtp(smtpUrl: string): Promise<Transporter> {
+    this.transport ??= import('nodemailer').then(({ createTransport }) =>
+      createTransport(smtpUrl, { from: this.config.mailFrom }),
+    );
+    return this.transport;
+  }
+
   private async deliver(row: ClaimedRow): Promise<void> {
-    if (!this.transport) {
+    if (!this.config.smtpUrl) {
       this.logger.log(`Mail to ${row.recipient} kept in mail_outbox (no SMTP_URL): "${row.subject}"`);
       await this.messages.update(row.id, { status: 'logged', sentAt: new Date(), lastError: null });
       return;
     }
     try {
-      await this.transport.sendMail({
+      const transport = await this.smtp(this.config.smtpUrl);
+      await transport.sendMail({
         to: row.recipient,
         subject: row.subject,
         text: row.text_body,
