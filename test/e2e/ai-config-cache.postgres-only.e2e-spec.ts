@@ -113,4 +113,24 @@ describe('AI gateway configuration across replicas (PostgreSQL)', () => {
     await db.query(`UPDATE ai_configs SET model_name = 'unsignalled-v4' WHERE scope = 'global'`);
     expect(await modelOf(a)).toBe('unsignalled-v4');
   });
+
+  it('listens again after the loss, serves what changed while it was deaf, then relies on signals again', async () => {
+    // The previous test dropped both listening connections; a write now is seen by a replica whether or not it listens yet.
+    await db.query(`UPDATE ai_configs SET model_name = 'while-deaf-v5' WHERE scope = 'global'`);
+    await eventually('replica A to listen again', async () => a.app.get(Wakeup).hearsEverySignal());
+    await eventually('replica B to listen again', async () => b.app.get(Wakeup).hearsEverySignal());
+    expect(await modelOf(a)).toBe('while-deaf-v5');
+    const versionReads = jest.spyOn(a.app.get(AiQueries), 'configVersion');
+    try {
+      const patched = await b.http
+        .patch(`${API}/admin/ai-config/`)
+        .set(bearer(root))
+        .send({ model_name: 'relistened-v6' });
+      expect(patched.status).toBe(200);
+      await eventually('replica A to hear the change', async () => (await modelOf(a)) === 'relistened-v6');
+      expect(versionReads).not.toHaveBeenCalled();
+    } finally {
+      jest.restoreAllMocks();
+    }
+  });
 });

@@ -104,7 +104,7 @@ export function derive<T>(snapshot: AiConfigSnapshot, key: string, compute: () =
 @Injectable()
 export class AiConfigCache implements OnModuleInit, OnModuleDestroy {
   private readonly entries = new Map<string, Entry>();
-  private unsubscribe: (() => void) | null = null;
+  private readonly unsubscribe: (() => void)[] = [];
 
   constructor(
     private readonly queries: AiQueries,
@@ -114,15 +114,19 @@ export class AiConfigCache implements OnModuleInit, OnModuleDestroy {
   ) {}
 
   onModuleInit(): void {
-    this.unsubscribe = this.wakeup.onPrefix(TOPIC, (rest) => {
-      const colon = rest.lastIndexOf(':');
-      const version = Number(rest.slice(colon + 1));
-      if (colon > 0 && Number.isSafeInteger(version)) this.observe(rest.slice(0, colon), version);
-    });
+    this.unsubscribe.push(
+      this.wakeup.onPrefix(TOPIC, (rest) => {
+        const colon = rest.lastIndexOf(':');
+        const version = Number(rest.slice(colon + 1));
+        if (colon > 0 && Number.isSafeInteger(version)) this.observe(rest.slice(0, colon), version);
+      }),
+      // Versions announced while the listening connection was down were missed: read every snapshot afresh.
+      this.wakeup.onRelisten(() => this.entries.clear()),
+    );
   }
 
   onModuleDestroy(): void {
-    this.unsubscribe?.();
+    for (const stop of this.unsubscribe.splice(0)) stop();
   }
 
   /** The current instance's snapshot and the deployment's (the same one on `default`). */

@@ -8,6 +8,11 @@ import { InstanceContext } from '../../database/instance-context';
 import { DEFAULT_INSTANCE_ID } from '../../database/instance-ids';
 
 const CHANNEL = 'verity_wakeup';
+/** Waits between attempts to listen again after the listening connection was lost: doubling, capped. */
+const RELISTEN_FIRST_MS = 500;
+const RELISTEN_MAX_MS = 30_000;
+/** Local event of `onRelisten`; no topic is named like it. */
+const RELISTENED = '\u0000relistened';
 const PENDING = Symbol('pending wakeups');
 /** Local event name of the listeners of a topic prefix (onPrefix); no topic starts with it. */
 const PREFIXED = '\u0000prefix:';
@@ -19,7 +24,9 @@ type Pending = { [PENDING]?: string[] };
  * not wait for their next poll. Signals raised inside a transaction go out
  * only after it commits. On PostgreSQL they travel by NOTIFY to every
  * replica; on the embedded database (one process) they stay in-process.
- * A lost signal only costs latency: every consumer also polls.
+ * A lost signal only costs latency: every consumer also polls. A lost
+ * listening connection is opened again, with growing waits; signals sent
+ * meanwhile may have been missed, which `onRelisten` tells.
  */
 @Injectable()
 export class Wakeup implements OnModuleInit, OnApplicationShutdown, EntitySubscriberInterface {
@@ -29,8 +36,11 @@ export class Wakeup implements OnModuleInit, OnApplicationShutdown, EntitySubscr
   /** Topics waiting for the listening connection, which runs one statement at a time. */
   private readonly outgoing = new Set<string>();
   private flushing = false;
-  /** False once the listening connection failed: signals from other processes may then be missed. */
+  /** False while the listening connection is down: signals from other processes may then be missed. */
   private heard = true;
+  private relistenTimer: NodeJS.Timeout | null = null;
+  private relistenWaitMs = RELISTEN_FIRST_MS;
+  private stopping = false;
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -40,31 +50,69 @@ export class Wakeup implements OnModuleInit, OnApplicationShutdown, EntitySubscr
   async onModuleInit(): Promise<void> {
     this.dataSource.subscribers.push(this);
     if (!this.config.databaseUrl) return;
+    if (!(await this.listen())) this.logger.warn('Wakeup listener unavailable, relying on polling meanwhile');
+  }
+
+  /** Opens the listening connection; answers whether it listens. */
+  private async listen(): Promise<boolean> {
     const options = this.dataSource.options as { url?: string };
     const listener = new Client({ connectionString: options.url });
+    let lost = false;
+    const onLost = (reason: string) => {
+      if (lost) return;
+      lost = true;
+      this.heard = false;
+      if (this.listener === listener) this.listener = null;
+      if (this.stopping) return;
+      this.logger.warn(`Wakeup listener lost (${reason}), relying on polling until it listens again`);
+      this.scheduleRelisten();
+    };
     listener.on('notification', (message) => {
       if (message.payload) this.emitLocal(message.payload);
     });
-    listener.on('error', (error) => {
-      this.heard = false;
-      this.logger.warn(`Wakeup listener failed: ${error.message}`);
-    });
-    listener.on('end', () => {
-      this.heard = false;
-    });
+    listener.on('error', (error) => onLost(error.message));
+    listener.on('end', () => onLost('connection ended'));
     try {
       await listener.connect();
       await listener.query(`LISTEN ${CHANNEL}`);
-      // Only now: signals raised before go out in-process, never concurrently with LISTEN.
-      this.listener = listener;
     } catch (error) {
-      this.logger.warn(`Wakeup listener unavailable, relying on polling: ${String(error)}`);
       this.heard = false;
+      lost = true;
       await listener.end().catch(() => undefined);
+      if (!this.stopping) this.scheduleRelisten();
+      this.logger.debug(`Wakeup listener could not listen: ${String(error)}`);
+      return false;
     }
+    if (this.stopping) {
+      await listener.end().catch(() => undefined);
+      return false;
+    }
+    // Only now: signals raised before go out in-process, never concurrently with LISTEN.
+    this.listener = listener;
+    this.heard = true;
+    this.relistenWaitMs = RELISTEN_FIRST_MS;
+    return true;
+  }
+
+  private scheduleRelisten(): void {
+    if (this.relistenTimer) return;
+    const wait = this.relistenWaitMs;
+    this.relistenWaitMs = Math.min(wait * 2, RELISTEN_MAX_MS);
+    this.relistenTimer = setTimeout(() => {
+      this.relistenTimer = null;
+      void this.listen().then((listening) => {
+        if (!listening) return;
+        this.logger.log('Wakeup listener listens again');
+        // Whatever was signalled while it was down was not heard: those who keep state catch up now.
+        this.local.emit(RELISTENED);
+      });
+    }, wait);
+    this.relistenTimer.unref();
   }
 
   async onApplicationShutdown(): Promise<void> {
+    this.stopping = true;
+    if (this.relistenTimer) clearTimeout(this.relistenTimer);
     const listener = this.listener;
     this.listener = null;
     await listener?.end().catch(() => undefined);
@@ -104,6 +152,16 @@ export class Wakeup implements OnModuleInit, OnApplicationShutdown, EntitySubscr
     const event = `${PREFIXED}${prefix}`;
     this.local.on(event, listener);
     return () => this.local.off(event, listener);
+  }
+
+  /**
+   * Calls `listener` each time the listening connection listens again after
+   * being lost: signals sent meanwhile were missed, so state kept from
+   * signals (caches) must be read afresh.
+   */
+  onRelisten(listener: () => void): () => void {
+    this.local.on(RELISTENED, listener);
+    return () => this.local.off(RELISTENED, listener);
   }
 
   /**
