@@ -36,6 +36,8 @@ async function start(label, script) {
       DATABASE_URL: url,
       WEB_CONCURRENCY: '1',
       ACCESS_LOG: 'false',
+      // Per-request cost, not the limiter's answer: at 50 connections the default limits answer 429.
+      RATE_LIMIT_ENABLED: 'false',
       JWT_SECRET: 'bench-secret-bench-secret-bench-secret',
     },
   });

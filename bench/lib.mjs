@@ -47,7 +47,8 @@ export async function startProcess({
 } = {}) {
   const port = await freePort();
   const child = spawn(process.execPath, [...nodeArgs, script], {
-    cwd: ROOT,
+    // The build's own checkout (dist/..): another build (a baseline) migrates with its own migrations.
+    cwd: dirname(dirname(script)),
     env: {
       PATH: process.env.PATH,
       HOST: '127.0.0.1',
