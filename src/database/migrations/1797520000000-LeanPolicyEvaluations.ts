@@ -13,10 +13,11 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  * - The two foreign keys (one check per written row each) are replaced by
  *   cleanup: deleting products or policies deletes their outcomes in the same
  *   statement (statement triggers). So that no outcome outlives its product
- *   or policy, a writer of outcomes holds the space's outcome lock shared
- *   (`policy-outcomes:<space id>`, PolicyQueries.lockOutcomes) and a delete takes it exclusively before
- *   its first row goes (row triggers): an evaluation running when a product
- *   is deleted commits before the cleanup runs, and the cleanup sees its rows.
+ *   or policy, a writer of outcomes holds the space's outcome lock
+ *   (`policy-outcomes:<space id>`, PolicyQueries.lockOutcomes; whole-space
+ *   runs exclusively) and a delete takes it exclusively before its first row
+ *   goes (row triggers): an evaluation running when a product is deleted
+ *   commits before the cleanup runs, and the cleanup sees its rows.
  * - The triggers fire ALWAYS, also where a session replicates: a delete they
  *   miss would leave outcomes of products that no longer exist.
  */

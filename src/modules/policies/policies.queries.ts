@@ -89,8 +89,12 @@ export class PolicyQueries {
   }
 
   /**
-   * lockOutcomes for a whole-space run, which also sets two things for the
-   * rest of the transaction: no JIT compilation (the compiled statements cost
+   * The space's outcome lock for a whole-space run, held exclusively until
+   * commit: no other transaction writes the space's outcomes meanwhile, so the
+   * run inserts its new outcomes plainly (evaluateCompiled). Re-evaluations of
+   * single products wait for the run, as they waited for its policies' row
+   * locks when foreign keys checked them. It also sets two things for the rest
+   * of the transaction: no JIT compilation (the compiled statements cost
    * enough to be JIT-compiled and inlined, which took longer than running
    * them: about 1 s of 2 s for `size(product.owners) > 0` over 100,000
    * products), and 64 MB of work memory, so that hashing a policy's 100,000
@@ -99,7 +103,7 @@ export class PolicyQueries {
    */
   async lockOutcomesForSpaceRun(em: EntityManager, spaceId: string): Promise<void> {
     await em.query(
-      `SELECT pg_advisory_xact_lock_shared(hashtext($1)), set_config('jit', 'off', true),
+      `SELECT pg_advisory_xact_lock(hashtext($1)), set_config('jit', 'off', true),
               set_config('work_mem', '64MB', true)`,
       [`policy-outcomes:${spaceId}`],
     );
@@ -234,7 +238,10 @@ export class PolicyQueries {
 
   /**
    * Evaluates a compiled rule over every product of the space in one
-   * statement: decided outcomes that differ from the stored ones are upserted,
+   * statement: decided outcomes that differ from the stored ones are written
+   * (inserted plainly where none is stored, which costs a fifth less than an
+   * upsert: the caller holds the space's outcome lock exclusively, so no other
+   * transaction inserts one meanwhile; updated where one is),
    * and the counts, the undecided products and the products that turned
    * non-compliant come back. `rule`'s parameters are numbered from $5.
    */
@@ -261,11 +268,12 @@ export class PolicyQueries {
           WHERE s.ok IS NOT NULL
             AND (e.status IS NULL OR e.status <> o.status
                  OR e.message IS DISTINCT FROM CASE WHEN s.ok THEN NULL ELSE $3::text END)
-       ), written AS (
+       ), inserted AS (
          INSERT INTO policy_evaluations (policy_id, product_id, status, message, evaluated_at)
-         SELECT $2, d.id, d.next, d.message, $4 FROM diff d
-         ON CONFLICT (policy_id, product_id) DO UPDATE
-           SET status = EXCLUDED.status, message = EXCLUDED.message, evaluated_at = EXCLUDED.evaluated_at
+         SELECT $2, d.id, d.next, d.message, $4 FROM diff d WHERE d.before IS NULL
+       ), updated AS (
+         UPDATE policy_evaluations e SET status = d.next, message = d.message, evaluated_at = $4
+           FROM diff d WHERE d.before IS NOT NULL AND e.policy_id = $2 AND e.product_id = d.id
        )
        SELECT count(*)::int AS total,
               count(*) FILTER (WHERE ok)::int AS compliant,

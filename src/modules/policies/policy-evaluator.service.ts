@@ -64,7 +64,8 @@ export class PolicyEvaluator {
   /**
    * Every product of the space against `policies`, which the caller has
    * locked (FOR UPDATE) first: a policy's delete locks its row before the
-   * space's outcome lock, so taking them in the other order could deadlock. A product that becomes
+   * space's outcome lock, so taking them in the other order could deadlock.
+   * Holds the space's outcome lock exclusively until commit. A product that becomes
    * non-compliant after a recorded compliant or error outcome emits `policy.violated`
    * (first evaluations of a new policy do not: they would flood every owner).
    */
