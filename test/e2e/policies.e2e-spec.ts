@@ -8,6 +8,7 @@ import {
   createProduct,
   createSpace,
   createUser,
+  rootUser,
   TestSpace,
   TestUser,
 } from '../support/factories';
@@ -449,6 +450,44 @@ describe('policies', () => {
           .set(bearer(viewer)),
         404,
       );
+    });
+
+    it("deletes a product's and a policy's outcomes with them, and a space's with it", async () => {
+      const s = await newSpace();
+      const [a, b] = [
+        await createProduct(t.http, editor, s, { name: 'a' }),
+        await createProduct(t.http, editor, s, { name: 'b' }),
+      ];
+      const [p1, p2] = [await createPolicy(s, { name: 'One' }), await createPolicy(s, { name: 'Two' })];
+      await t.http
+        .post(`${base(s)}/evaluate-all`)
+        .set(bearer(editor))
+        .expect(200);
+      const stored = async () =>
+        (
+          await dbQuery<{ policy_id: string; product_id: string }>(
+            `SELECT policy_id, product_id FROM policy_evaluations WHERE policy_id = ANY($1::uuid[])
+              ORDER BY policy_id, product_id`,
+            [[p1.id, p2.id]],
+          )
+        ).map((r) => `${r.policy_id}/${r.product_id}`);
+      const pairs = (policies: string[], products: string[]) =>
+        policies.flatMap((p) => products.map((q) => `${p}/${q}`)).sort();
+      expect(await stored()).toEqual(pairs([p1.id, p2.id], [a.id, b.id]));
+
+      await t.http.delete(`${API}/catalog/spaces/${s.slug}/products/${a.id}`).set(bearer(editor)).expect(204);
+      expect(await stored()).toEqual(pairs([p1.id, p2.id], [b.id]));
+      await t.http
+        .delete(`${base(s)}/${p1.id}`)
+        .set(bearer(editor))
+        .expect(204);
+      expect(await stored()).toEqual(pairs([p2.id], [b.id]));
+      await settle();
+      await t.http
+        .delete(`${API}/spaces/${s.slug}`)
+        .set(bearer(await rootUser(t.http)))
+        .expect(204);
+      expect(await stored()).toEqual([]);
     });
 
     it('dry-runs a draft rule without storing anything', async () => {

@@ -85,7 +85,7 @@ export class PolicyAutomation implements OnModuleInit {
       EVALUATE_SPACE_JOB,
       (payload) =>
         this.tx.run(async (em) => {
-          const policies = await this.enabledPolicies(em, payload.space_id);
+          const policies = await this.enabledPolicies(em, payload.space_id, true);
           if (policies.length) await this.evaluator.runSpace(em, payload.space_id, policies);
         }),
       { maxAttempts: 5 },
@@ -98,11 +98,12 @@ export class PolicyAutomation implements OnModuleInit {
     await this.evaluator.runProducts(em, spaceId, productIds, policies);
   }
 
-  private enabledPolicies(em: EntityManager, spaceId: string): Promise<Policy[]> {
-    return em
+  /** With `lock`, locked FOR UPDATE in id order, as evaluate-all locks them (PolicyEvaluator.runSpace). */
+  private enabledPolicies(em: EntityManager, spaceId: string, lock = false): Promise<Policy[]> {
+    const query = em
       .getRepository(Policy)
       .createQueryBuilder('p')
-      .where('p.spaceId = :spaceId AND p.isEnabled AND NOT p.isArchived', { spaceId })
-      .getMany();
+      .where('p.spaceId = :spaceId AND p.isEnabled AND NOT p.isArchived', { spaceId });
+    return (lock ? query.orderBy('p.id').setLock('pessimistic_write') : query).getMany();
   }
 }

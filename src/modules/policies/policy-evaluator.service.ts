@@ -62,11 +62,15 @@ export class PolicyEvaluator {
   ) {}
 
   /**
-   * Every product of the space against `policies`. A product that becomes
+   * Every product of the space against `policies`, which the caller has
+   * locked (FOR UPDATE) first: a policy's delete locks its row before the
+   * space's outcome lock, so taking them in the other order could deadlock.
+   * Holds the space's outcome lock exclusively until commit. A product that becomes
    * non-compliant after a recorded compliant or error outcome emits `policy.violated`
    * (first evaluations of a new policy do not: they would flood every owner).
    */
   async runSpace(em: EntityManager, spaceId: string, policies: Policy[]): Promise<RunResult> {
+    await this.queries.lockOutcomesForSpaceRun(em, spaceId);
     const evaluatedAt = new Date();
     const byPolicy = new Map(policies.map((p) => [p.id, { compliant: 0, non_compliant: 0, errors: 0 }]));
     const batched: Compiled[] = [];
@@ -145,6 +149,7 @@ export class PolicyEvaluator {
     policies: Policy[],
   ): Promise<void> {
     if (!policies.length || !productIds.length) return;
+    await this.queries.lockOutcomes(em, spaceId);
     const products = await this.products.inSpace(em, spaceId, productIds);
     if (!products.length) return;
     const byPolicy = new Map(policies.map((p) => [p.id, { compliant: 0, non_compliant: 0, errors: 0 }]));
@@ -257,7 +262,7 @@ export class PolicyEvaluator {
   /**
    * The stored outcomes of these policies for the products. The products are an id-ordered
    * page in whole-space runs, so the rows are read as one id range per policy on the
-   * (policy_id, product_id) key; otherwise each product is probed on (product_id, policy_id).
+   * (policy_id, product_id) key; otherwise each (policy, product) is probed on that key.
    */
   private async previousOutcomes(
     em: EntityManager,

@@ -1,6 +1,4 @@
-import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn } from 'typeorm';
-import { Product } from '../../catalog/entities/product.entity';
-import { Policy } from './policy.entity';
+import { Column, Entity, Generated, PrimaryColumn } from 'typeorm';
 
 export const EVALUATION_STATUSES = ['compliant', 'non_compliant', 'error'] as const;
 export type EvaluationStatus = (typeof EVALUATION_STATUSES)[number];
@@ -9,20 +7,22 @@ export type EvaluationStatus = (typeof EVALUATION_STATUSES)[number];
  * The latest evaluation of one product against one policy. Runs rewrite only
  * the rows whose outcome changed (a run over 100k products writes its
  * differences, not 100k rows); the policy's `last_evaluated_at` dates the rest.
+ * The key is the only index and no foreign key checks a written row: deleting
+ * a product or a policy deletes its outcomes by trigger (migration
+ * LeanPolicyEvaluations, docs/decisions.md "Policy outcomes written lean").
  */
 @Entity('policy_evaluations')
-@Index('policy_evaluations_policy_product_key', ['policyId', 'productId'], { unique: true })
-@Index('policy_evaluations_policy_status_idx', ['policyId', 'status'])
-@Index('policy_evaluations_product_idx', ['productId', 'policyId'])
 export class PolicyEvaluation {
-  @PrimaryGeneratedColumn('uuid')
-  id: string;
-
-  @Column('uuid')
+  @PrimaryColumn('uuid', { primaryKeyConstraintName: 'policy_evaluations_policy_product_key' })
   policyId: string;
 
-  @Column('uuid')
+  @PrimaryColumn('uuid', { primaryKeyConstraintName: 'policy_evaluations_policy_product_key' })
   productId: string;
+
+  /** The outcome's id in answers; nothing looks a row up by it. */
+  @Column('uuid')
+  @Generated('uuid')
+  id: string;
 
   @Column('text')
   status: EvaluationStatus;
@@ -33,12 +33,4 @@ export class PolicyEvaluation {
   /** When this outcome was first found (or last found by a single-product re-evaluation). */
   @Column('timestamptz')
   evaluatedAt: Date;
-
-  @ManyToOne(() => Policy, { onDelete: 'CASCADE' })
-  @JoinColumn({ name: 'policy_id', foreignKeyConstraintName: 'policy_evaluations_policy_fk' })
-  policy?: Policy;
-
-  @ManyToOne(() => Product, { onDelete: 'CASCADE' })
-  @JoinColumn({ name: 'product_id', foreignKeyConstraintName: 'policy_evaluations_product_fk' })
-  product?: Product;
 }
