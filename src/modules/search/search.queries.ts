@@ -34,6 +34,19 @@ export interface HydratedHit {
   headline: string;
 }
 
+/** A keyword answer's page, shown, best first, and the count of its matches. */
+export interface KeywordPage {
+  items: Array<HydratedHit & { score: number }>;
+  /** As KeywordHits.total. */
+  total: number;
+}
+
+/** A page of hits as shown, and how many of the semantic hits asked about the keyword query does not match. */
+export interface HydratedPage {
+  items: HydratedHit[];
+  unmatched: number;
+}
+
 /** Positional parameters, each value bound once however often the SQL names it. */
 class Params {
   readonly values: unknown[] = [];
@@ -209,14 +222,7 @@ export class SearchQueries {
   ): Promise<KeywordHits> {
     if (!types.length) return { hits: [], total: 0 };
     const params = new Params();
-    const tsq = tsquery(query, params);
-    const readable = readableDocument(types, scope, params);
-    const window = params.bind('window', RANK_WINDOW);
-    // One more than the exact count's bound: finding it tells the count stopped there.
-    const countTo = params.bind('countTo', countUpTo + 1);
-    // One scan of the matches keeps each one's row address and whether its title holds the query: the
-    // count reads that, and the candidates are title matches first (Append runs its arms in order, and the
-    // outer LIMIT stops the second early), read back by address (a TID scan) to be ranked.
+    const ranked = rankedMatches(query, types, scope, limit, countUpTo, params);
     // Unnamed: a generic plan, which a named statement settles on, does not know how many rows the
     // query matches and costs several times more than a plan made for these values.
     const rows = await this.prepared.queryUnnamedOutsideTransaction<{
@@ -224,25 +230,43 @@ export class SearchQueries {
       id: string;
       score: number;
       total: number;
-    }>(
-      `WITH matched AS MATERIALIZED (
-         SELECT d.ctid AS tid, d.title_vector @@ ${tsq} AS in_title
-           FROM search_documents d
-          WHERE d.search_vector @@ ${tsq} AND ${readable}),
-       candidates AS (
-         (SELECT tid FROM matched WHERE in_title LIMIT ${window})
-         UNION ALL
-         (SELECT tid FROM matched WHERE NOT in_title LIMIT ${window})
-         LIMIT ${window})
-       SELECT d.type, d.id, ts_rank_cd(d.search_vector, ${tsq}, 32) AS score,
-              (SELECT count(*) FROM (SELECT FROM matched LIMIT ${countTo}) counted)::int AS total
-        FROM search_documents d
-        WHERE d.ctid = ANY(ARRAY(SELECT tid FROM candidates))
-        ORDER BY score DESC, array_position(${params.bind('typeOrder', SEARCH_TYPES)}::text[], d.type), d.id
-        LIMIT ${params.bind('limit', limit)}`,
+    }>(`${ranked} SELECT type, id, score, total FROM ranked ORDER BY position`, params.values);
+    return { hits: rows.map(({ type, id, score }) => ({ type, id, score })), total: rows[0]?.total ?? 0 };
+  }
+
+  /**
+   * keywordHits and hydrate in one statement (keyword mode: the page is the
+   * best `limit` hits): one round trip, and one snapshot for the hits and
+   * what is shown of them.
+   */
+  async keywordPage(
+    query: KeywordQuery,
+    types: readonly SearchType[],
+    scope: SearchScope,
+    limit: number,
+    countUpTo: number,
+  ): Promise<KeywordPage> {
+    if (!types.length) return { items: [], total: 0 };
+    const params = new Params();
+    const ranked = rankedMatches(query, types, scope, limit, countUpTo, params);
+    const shown = shownRows(query, types, scope, params);
+    // Unnamed, as keywordHits. The count rides on every row; the hits are never lost by hydration
+    // (a hit's document and its row are written by one trigger, and read here in one snapshot).
+    const rows = await this.prepared.queryUnnamedOutsideTransaction<
+      HydratedHit & { score: number; total: number }
+    >(
+      `${ranked}
+       SELECT h.type, h.id, h.score, h.total, s.slug AS space_slug, d.title, ${shown.headline} AS headline
+         FROM ranked h
+        CROSS JOIN LATERAL (${shown.rows}) d
+         JOIN spaces s ON s.id = d.space_id
+        ORDER BY h.position`,
       params.values,
     );
-    return { hits: rows.map(({ type, id, score }) => ({ type, id, score })), total: rows[0]?.total ?? 0 };
+    return {
+      items: rows.map(({ total: _total, ...item }) => item),
+      total: rows[0]?.total ?? 0,
+    };
   }
 
   /**
@@ -272,54 +296,123 @@ export class SearchQueries {
   }
 
   /**
-   * How many of these hits (from the vector index) the keyword query does
-   * not match, so that a hybrid total counts each matching item once.
+   * Titles, spaces and highlighted snippets of the hits, in their order
+   * (shownRows: a hit the caller may not read, or that is gone, is left
+   * out); and in the same statement how many of the `semantic` hits (from
+   * the vector index) the keyword query does not match, so that a hybrid
+   * total counts each matching item once.
    */
-  async countNotMatching(query: KeywordQuery, hits: readonly SearchHit[]): Promise<number> {
-    if (!hits.length) return 0;
+  async hydrate(
+    query: KeywordQuery,
+    page: readonly SearchHit[],
+    scope: SearchScope,
+    semantic: readonly SearchHit[] = [],
+  ): Promise<HydratedPage> {
+    if (!page.length && !semantic.length) return { items: [], unmatched: 0 };
     const params = new Params();
     const tsq = tsquery(query, params);
-    const pairs = hitPairs(hits, params);
-    const branches = typesOf(hits).map(
-      (type) =>
-        `SELECT 1 FROM ${SOURCES[type].table} x
-          WHERE h.type = '${type}' AND x.id = h.id AND x.search_vector @@ ${tsq}`,
-    );
-    const rows = await this.prepared.queryOutsideTransaction<{ n: number }>(
-      `SELECT count(*)::int AS n FROM ${pairs} WHERE NOT EXISTS (${branches.join(' UNION ALL ')})`,
+    const unmatched = semantic.length
+      ? `SELECT count(*)::int AS n FROM ${hitPairs(semantic, params, 'semantic')}
+          WHERE NOT EXISTS (${typesOf(semantic)
+            .map(
+              (type) =>
+                `SELECT 1 FROM ${SOURCES[type].table} x
+                  WHERE h.type = '${type}' AND x.id = h.id AND x.search_vector @@ ${tsq}`,
+            )
+            .join(' UNION ALL ')})`
+      : 'SELECT 0 AS n';
+    if (!page.length) {
+      const [row] = await this.prepared.queryOutsideTransaction<{ n: number }>(unmatched, params.values);
+      return { items: [], unmatched: row.n };
+    }
+    const pairs = hitPairs(page, params, 'page');
+    const shown = shownRows(query, typesOf(page), scope, params);
+    // One row at least (the count), whether or not a hit is still there to show.
+    const rows = await this.prepared.queryOutsideTransaction<
+      { unmatched: number } & { [K in keyof HydratedHit]: HydratedHit[K] | null }
+    >(
+      `SELECT u.n AS unmatched, p.type, p.id, p.space_slug, p.title, p.headline
+         FROM (${unmatched}) u
+         LEFT JOIN LATERAL (
+           SELECT h.type, h.id, s.slug AS space_slug, d.title, ${shown.headline} AS headline, h.position
+             FROM ${pairs}
+            CROSS JOIN LATERAL (${shown.rows}) d
+             JOIN spaces s ON s.id = d.space_id) p ON TRUE
+        ORDER BY p.position`,
       params.values,
     );
-    return rows[0].n;
+    return {
+      items: rows.filter((row): row is typeof row & HydratedHit => row.id !== null),
+      unmatched: rows[0].unmatched,
+    };
   }
+}
 
-  /**
-   * Titles, spaces and highlighted snippets of the hits, in their order.
-   * The read rules are applied again, so a hit from elsewhere (the vector
-   * index) that the caller may not read, or that is gone, is left out.
-   */
-  async hydrate(query: KeywordQuery, hits: readonly SearchHit[], scope: SearchScope): Promise<HydratedHit[]> {
-    if (!hits.length) return [];
-    const params = new Params();
-    const tsq = tsquery(query, params);
-    const pairs = hitPairs(hits, params);
-    const branches = typesOf(hits).map((type) => {
+/**
+ * The ranked keyword hits as a CTE `ranked(type, id, score, total, position)`: the
+ * best `limit`, in order (see keywordHits).
+ */
+function rankedMatches(
+  query: KeywordQuery,
+  types: readonly SearchType[],
+  scope: SearchScope,
+  limit: number,
+  countUpTo: number,
+  params: Params,
+): string {
+  const tsq = tsquery(query, params);
+  const readable = readableDocument(types, scope, params);
+  const window = params.bind('window', RANK_WINDOW);
+  // One more than the exact count's bound: finding it tells the count stopped there.
+  const countTo = params.bind('countTo', countUpTo + 1);
+  // One scan of the matches keeps each one's row address and whether its title holds the query: the
+  // count reads that, and the candidates are title matches first (Append runs its arms in order, and the
+  // outer LIMIT stops the second early), read back by address (a TID scan) to be ranked.
+  return `WITH matched AS MATERIALIZED (
+       SELECT d.ctid AS tid, d.title_vector @@ ${tsq} AS in_title
+         FROM search_documents d
+        WHERE d.search_vector @@ ${tsq} AND ${readable}),
+     candidates AS (
+       (SELECT tid FROM matched WHERE in_title LIMIT ${window})
+       UNION ALL
+       (SELECT tid FROM matched WHERE NOT in_title LIMIT ${window})
+       LIMIT ${window}),
+     ranked AS (
+       SELECT best.*, row_number() OVER (ORDER BY score DESC, type_position, id) AS position
+         FROM (SELECT d.type, d.id, ts_rank_cd(d.search_vector, ${tsq}, 32) AS score,
+                      array_position(${params.bind('typeOrder', SEARCH_TYPES)}::text[], d.type) AS type_position,
+                      (SELECT count(*) FROM (SELECT FROM matched LIMIT ${countTo}) counted)::int AS total
+                 FROM search_documents d
+                WHERE d.ctid = ANY(ARRAY(SELECT tid FROM candidates))
+                ORDER BY score DESC, type_position, d.id
+                LIMIT ${params.bind('limit', limit)}) best)`;
+}
+
+/**
+ * What is shown of a hit `h(type, id)`: a LATERAL subquery over the source
+ * row under the read rules of its module (so a hit from elsewhere, the
+ * vector index, that the caller may not read, or that is gone, is left out),
+ * and the highlighted snippet over its columns `d(space_id, title, body)`.
+ */
+function shownRows(
+  query: KeywordQuery,
+  types: readonly SearchType[],
+  scope: SearchScope,
+  params: Params,
+): { rows: string; headline: string } {
+  const tsq = tsquery(query, params);
+  const rows = types
+    .map((type) => {
       const source = SOURCES[type];
       return `SELECT x.space_id, ${source.title} AS title, ${source.body} AS body
                 FROM ${source.table} x
                WHERE h.type = '${type}' AND x.id = h.id AND ${readable(source, scope, params)}`;
-    });
-    const options = params.bind('options', HEADLINE_OPTIONS);
-    return this.prepared.queryOutsideTransaction<HydratedHit>(
-      `SELECT h.type, h.id, s.slug AS space_slug, d.title,
-              ts_headline('${SEARCH_CONFIG}', translate(left(d.body, ${SNIPPET_SOURCE_CHARS}), chr(2) || chr(3), ''),
-                          ${tsq}, ${options}) AS headline
-         FROM ${pairs}
-        CROSS JOIN LATERAL (${branches.join(' UNION ALL ')}) d
-         JOIN spaces s ON s.id = d.space_id
-        ORDER BY h.position`,
-      params.values,
-    );
-  }
+    })
+    .join(' UNION ALL ');
+  const options = params.bind('options', HEADLINE_OPTIONS);
+  const headline = `ts_headline('${SEARCH_CONFIG}', translate(left(d.body, ${SNIPPET_SOURCE_CHARS}), chr(2) || chr(3), ''),
+                          ${tsq}, ${options})`;
+  return { rows, headline };
 }
 
 /** The types among the hits, in one fixed order: each set of types is one statement text (prepared once). */
@@ -328,14 +421,14 @@ function typesOf(hits: readonly SearchHit[]): SearchType[] {
   return SEARCH_TYPES.filter((type) => present.has(type));
 }
 
-/** The hits as a relation `h(type, id, position)`, in their order. */
-function hitPairs(hits: readonly SearchHit[], params: Params): string {
+/** The hits as a relation `h(type, id, position)`, in their order; `name` tells two lists apart. */
+function hitPairs(hits: readonly SearchHit[], params: Params, name: string): string {
   const types = params.bind(
-    'types',
+    `${name}Types`,
     hits.map((hit) => hit.type),
   );
   const ids = params.bind(
-    'ids',
+    `${name}Ids`,
     hits.map((hit) => hit.id),
   );
   return `unnest(${types}::text[], ${ids}::uuid[]) WITH ORDINALITY AS h(type, id, position)`;

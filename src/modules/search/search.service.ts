@@ -9,7 +9,7 @@ import { SemanticIndexService, SemanticItemType } from '../embeddings/semantic-i
 import { SearchDto, SearchItemResponse, SearchResponse } from './dto/search.dto';
 import { reciprocalRankFusion } from './rank-fusion';
 import { SearchCache } from './search.cache';
-import { KeywordHits, SearchHit, SearchQueries, SearchScope } from './search.queries';
+import { HydratedHit, KeywordHits, SearchHit, SearchQueries, SearchScope } from './search.queries';
 import { KeywordQuery, keywordQuery, renderSnippet } from './search-text';
 import { SEARCH_TYPES, SearchMode, SearchType } from './search-types';
 
@@ -84,6 +84,14 @@ export class SearchService {
     const scope = await this.scopeOf(actor, spaceSlug);
     const query = keywordQuery(text);
 
+    // Keyword mode: the hits and their page in one statement.
+    if (mode === 'keyword') {
+      const page = await this.queries.keywordPage(query, types, scope, limit, this.exactTotalUpTo);
+      return {
+        answer: { items: page.items.map(item), ...this.bounded(page.total) },
+        cacheable: true,
+      };
+    }
     const [semantic, keyword] = await Promise.all([
       embedding ? this.semanticHits(embedding, text, types, scope, limit) : null,
       mode === 'semantic' ? null : this.queries.keywordHits(query, types, scope, limit, this.exactTotalUpTo),
@@ -113,11 +121,9 @@ export class SearchService {
         list.map((hit) => ({ ...hit, key: `${hit.type}:${hit.id}` })),
       ),
     ).map(({ item, score }) => ({ type: item.type, id: item.id, score }));
-    const [unmatched, answer] = await Promise.all([
-      this.queries.countNotMatching(query, semantic),
-      this.answer(query, fused.slice(0, limit), 0, scope),
-    ]);
-    return { ...answer, ...this.bounded(keyword.total + unmatched) };
+    // The page and the count of the semantic hits the words miss: one statement.
+    const { items, unmatched } = await this.shown(query, fused.slice(0, limit), scope, semantic);
+    return { items, ...this.bounded(keyword.total + unmatched) };
   }
 
   /** A count as answered: exact up to the bound, else the bound as a lower limit. */
@@ -171,16 +177,34 @@ export class SearchService {
     total: number | null,
     scope: SearchScope,
   ): Promise<SearchResponse> {
-    const scores = new Map(hits.map((hit) => [`${hit.type}:${hit.id}`, hit.score]));
-    const rows = await this.queries.hydrate(query, hits, scope);
-    const items: SearchItemResponse[] = rows.map((row) => ({
-      type: row.type,
-      id: row.id,
-      space_slug: row.space_slug,
-      title: row.title,
-      snippet: renderSnippet(row.headline),
-      score: scores.get(`${row.type}:${row.id}`)!,
-    }));
+    const { items } = await this.shown(query, hits, scope, []);
     return { items, ...this.bounded(total ?? items.length) };
   }
+
+  /** The hits as shown, with their scores; and how many of `semantic` the words do not match. */
+  private async shown(
+    query: KeywordQuery,
+    hits: SearchHit[],
+    scope: SearchScope,
+    semantic: SearchHit[],
+  ): Promise<{ items: SearchItemResponse[]; unmatched: number }> {
+    const scores = new Map(hits.map((hit) => [`${hit.type}:${hit.id}`, hit.score]));
+    const page = await this.queries.hydrate(query, hits, scope, semantic);
+    return {
+      items: page.items.map((row) => item({ ...row, score: scores.get(`${row.type}:${row.id}`)! })),
+      unmatched: page.unmatched,
+    };
+  }
+}
+
+/** A hit as answered: its snippet made safe HTML. */
+function item(row: HydratedHit & { score: number }): SearchItemResponse {
+  return {
+    type: row.type,
+    id: row.id,
+    space_slug: row.space_slug,
+    title: row.title,
+    snippet: renderSnippet(row.headline),
+    score: row.score,
+  };
 }
