@@ -34,13 +34,6 @@ export interface HydratedHit {
   headline: string;
 }
 
-/** A keyword answer's page, shown, best first, and the count of its matches. */
-export interface KeywordPage {
-  items: Array<HydratedHit & { score: number }>;
-  /** As KeywordHits.total. */
-  total: number;
-}
-
 /** A page of hits as shown, and how many of the semantic hits asked about the keyword query does not match. */
 export interface HydratedPage {
   items: HydratedHit[];
@@ -222,7 +215,14 @@ export class SearchQueries {
   ): Promise<KeywordHits> {
     if (!types.length) return { hits: [], total: 0 };
     const params = new Params();
-    const ranked = rankedMatches(query, types, scope, limit, countUpTo, params);
+    const tsq = tsquery(query, params);
+    const readable = readableDocument(types, scope, params);
+    const window = params.bind('window', RANK_WINDOW);
+    // One more than the exact count's bound: finding it tells the count stopped there.
+    const countTo = params.bind('countTo', countUpTo + 1);
+    // One scan of the matches keeps each one's row address and whether its title holds the query: the
+    // count reads that, and the candidates are title matches first (Append runs its arms in order, and the
+    // outer LIMIT stops the second early), read back by address (a TID scan) to be ranked.
     // Unnamed: a generic plan, which a named statement settles on, does not know how many rows the
     // query matches and costs several times more than a plan made for these values.
     const rows = await this.prepared.queryUnnamedOutsideTransaction<{
@@ -230,43 +230,25 @@ export class SearchQueries {
       id: string;
       score: number;
       total: number;
-    }>(`${ranked} SELECT type, id, score, total FROM ranked ORDER BY position`, params.values);
-    return { hits: rows.map(({ type, id, score }) => ({ type, id, score })), total: rows[0]?.total ?? 0 };
-  }
-
-  /**
-   * keywordHits and hydrate in one statement (keyword mode: the page is the
-   * best `limit` hits): one round trip, and one snapshot for the hits and
-   * what is shown of them.
-   */
-  async keywordPage(
-    query: KeywordQuery,
-    types: readonly SearchType[],
-    scope: SearchScope,
-    limit: number,
-    countUpTo: number,
-  ): Promise<KeywordPage> {
-    if (!types.length) return { items: [], total: 0 };
-    const params = new Params();
-    const ranked = rankedMatches(query, types, scope, limit, countUpTo, params);
-    const shown = shownRows(query, types, scope, params);
-    // Unnamed, as keywordHits. The count rides on every row; the hits are never lost by hydration
-    // (a hit's document and its row are written by one trigger, and read here in one snapshot).
-    const rows = await this.prepared.queryUnnamedOutsideTransaction<
-      HydratedHit & { score: number; total: number }
-    >(
-      `${ranked}
-       SELECT h.type, h.id, h.score, h.total, s.slug AS space_slug, d.title, ${shown.headline} AS headline
-         FROM ranked h
-        CROSS JOIN LATERAL (${shown.rows}) d
-         JOIN spaces s ON s.id = d.space_id
-        ORDER BY h.position`,
+    }>(
+      `WITH matched AS MATERIALIZED (
+         SELECT d.ctid AS tid, d.title_vector @@ ${tsq} AS in_title
+           FROM search_documents d
+          WHERE d.search_vector @@ ${tsq} AND ${readable}),
+       candidates AS (
+         (SELECT tid FROM matched WHERE in_title LIMIT ${window})
+         UNION ALL
+         (SELECT tid FROM matched WHERE NOT in_title LIMIT ${window})
+         LIMIT ${window})
+       SELECT d.type, d.id, ts_rank_cd(d.search_vector, ${tsq}, 32) AS score,
+              (SELECT count(*) FROM (SELECT FROM matched LIMIT ${countTo}) counted)::int AS total
+        FROM search_documents d
+        WHERE d.ctid = ANY(ARRAY(SELECT tid FROM candidates))
+        ORDER BY score DESC, array_position(${params.bind('typeOrder', SEARCH_TYPES)}::text[], d.type), d.id
+        LIMIT ${params.bind('limit', limit)}`,
       params.values,
     );
-    return {
-      items: rows.map(({ total: _total, ...item }) => item),
-      total: rows[0]?.total ?? 0,
-    };
+    return { hits: rows.map(({ type, id, score }) => ({ type, id, score })), total: rows[0]?.total ?? 0 };
   }
 
   /**
@@ -346,46 +328,6 @@ export class SearchQueries {
       unmatched: rows[0].unmatched,
     };
   }
-}
-
-/**
- * The ranked keyword hits as a CTE `ranked(type, id, score, total, position)`: the
- * best `limit`, in order (see keywordHits).
- */
-function rankedMatches(
-  query: KeywordQuery,
-  types: readonly SearchType[],
-  scope: SearchScope,
-  limit: number,
-  countUpTo: number,
-  params: Params,
-): string {
-  const tsq = tsquery(query, params);
-  const readable = readableDocument(types, scope, params);
-  const window = params.bind('window', RANK_WINDOW);
-  // One more than the exact count's bound: finding it tells the count stopped there.
-  const countTo = params.bind('countTo', countUpTo + 1);
-  // One scan of the matches keeps each one's row address and whether its title holds the query: the
-  // count reads that, and the candidates are title matches first (Append runs its arms in order, and the
-  // outer LIMIT stops the second early), read back by address (a TID scan) to be ranked.
-  return `WITH matched AS MATERIALIZED (
-       SELECT d.ctid AS tid, d.title_vector @@ ${tsq} AS in_title
-         FROM search_documents d
-        WHERE d.search_vector @@ ${tsq} AND ${readable}),
-     candidates AS (
-       (SELECT tid FROM matched WHERE in_title LIMIT ${window})
-       UNION ALL
-       (SELECT tid FROM matched WHERE NOT in_title LIMIT ${window})
-       LIMIT ${window}),
-     ranked AS (
-       SELECT best.*, row_number() OVER (ORDER BY score DESC, type_position, id) AS position
-         FROM (SELECT d.type, d.id, ts_rank_cd(d.search_vector, ${tsq}, 32) AS score,
-                      array_position(${params.bind('typeOrder', SEARCH_TYPES)}::text[], d.type) AS type_position,
-                      (SELECT count(*) FROM (SELECT FROM matched LIMIT ${countTo}) counted)::int AS total
-                 FROM search_documents d
-                WHERE d.ctid = ANY(ARRAY(SELECT tid FROM candidates))
-                ORDER BY score DESC, type_position, d.id
-                LIMIT ${params.bind('limit', limit)}) best)`;
 }
 
 /**

@@ -9,7 +9,7 @@ import { SemanticIndexService, SemanticItemType } from '../embeddings/semantic-i
 import { SearchDto, SearchItemResponse, SearchResponse } from './dto/search.dto';
 import { reciprocalRankFusion } from './rank-fusion';
 import { SearchCache } from './search.cache';
-import { HydratedHit, KeywordHits, SearchHit, SearchQueries, SearchScope } from './search.queries';
+import { KeywordHits, SearchHit, SearchQueries, SearchScope } from './search.queries';
 import { KeywordQuery, keywordQuery, renderSnippet } from './search-text';
 import { SEARCH_TYPES, SearchMode, SearchType } from './search-types';
 
@@ -84,14 +84,6 @@ export class SearchService {
     const scope = await this.scopeOf(actor, spaceSlug);
     const query = keywordQuery(text);
 
-    // Keyword mode: the hits and their page in one statement.
-    if (mode === 'keyword') {
-      const page = await this.queries.keywordPage(query, types, scope, limit, this.exactTotalUpTo);
-      return {
-        answer: { items: page.items.map(item), ...this.bounded(page.total) },
-        cacheable: true,
-      };
-    }
     const [semantic, keyword] = await Promise.all([
       embedding ? this.semanticHits(embedding, text, types, scope, limit) : null,
       mode === 'semantic' ? null : this.queries.keywordHits(query, types, scope, limit, this.exactTotalUpTo),
@@ -190,21 +182,14 @@ export class SearchService {
   ): Promise<{ items: SearchItemResponse[]; unmatched: number }> {
     const scores = new Map(hits.map((hit) => [`${hit.type}:${hit.id}`, hit.score]));
     const page = await this.queries.hydrate(query, hits, scope, semantic);
-    return {
-      items: page.items.map((row) => item({ ...row, score: scores.get(`${row.type}:${row.id}`)! })),
-      unmatched: page.unmatched,
-    };
+    const items: SearchItemResponse[] = page.items.map((row) => ({
+      type: row.type,
+      id: row.id,
+      space_slug: row.space_slug,
+      title: row.title,
+      snippet: renderSnippet(row.headline),
+      score: scores.get(`${row.type}:${row.id}`)!,
+    }));
+    return { items, unmatched: page.unmatched };
   }
-}
-
-/** A hit as answered: its snippet made safe HTML. */
-function item(row: HydratedHit & { score: number }): SearchItemResponse {
-  return {
-    type: row.type,
-    id: row.id,
-    space_slug: row.space_slug,
-    title: row.title,
-    snippet: renderSnippet(row.headline),
-    score: row.score,
-  };
 }
