@@ -34,6 +34,12 @@ export interface HydratedHit {
   headline: string;
 }
 
+/** A page of hits as shown, and how many of the semantic hits asked about the keyword query does not match. */
+export interface HydratedPage {
+  items: HydratedHit[];
+  unmatched: number;
+}
+
 /** Positional parameters, each value bound once however often the SQL names it. */
 class Params {
   readonly values: unknown[] = [];
@@ -272,54 +278,83 @@ export class SearchQueries {
   }
 
   /**
-   * How many of these hits (from the vector index) the keyword query does
-   * not match, so that a hybrid total counts each matching item once.
+   * Titles, spaces and highlighted snippets of the hits, in their order
+   * (shownRows: a hit the caller may not read, or that is gone, is left
+   * out); and in the same statement how many of the `semantic` hits (from
+   * the vector index) the keyword query does not match, so that a hybrid
+   * total counts each matching item once.
    */
-  async countNotMatching(query: KeywordQuery, hits: readonly SearchHit[]): Promise<number> {
-    if (!hits.length) return 0;
+  async hydrate(
+    query: KeywordQuery,
+    page: readonly SearchHit[],
+    scope: SearchScope,
+    semantic: readonly SearchHit[] = [],
+  ): Promise<HydratedPage> {
+    if (!page.length && !semantic.length) return { items: [], unmatched: 0 };
     const params = new Params();
     const tsq = tsquery(query, params);
-    const pairs = hitPairs(hits, params);
-    const branches = typesOf(hits).map(
-      (type) =>
-        `SELECT 1 FROM ${SOURCES[type].table} x
-          WHERE h.type = '${type}' AND x.id = h.id AND x.search_vector @@ ${tsq}`,
-    );
-    const rows = await this.prepared.queryOutsideTransaction<{ n: number }>(
-      `SELECT count(*)::int AS n FROM ${pairs} WHERE NOT EXISTS (${branches.join(' UNION ALL ')})`,
+    const unmatched = semantic.length
+      ? `SELECT count(*)::int AS n FROM ${hitPairs(semantic, params, 'semantic')}
+          WHERE NOT EXISTS (${typesOf(semantic)
+            .map(
+              (type) =>
+                `SELECT 1 FROM ${SOURCES[type].table} x
+                  WHERE h.type = '${type}' AND x.id = h.id AND x.search_vector @@ ${tsq}`,
+            )
+            .join(' UNION ALL ')})`
+      : 'SELECT 0 AS n';
+    if (!page.length) {
+      const [row] = await this.prepared.queryOutsideTransaction<{ n: number }>(unmatched, params.values);
+      return { items: [], unmatched: row.n };
+    }
+    const pairs = hitPairs(page, params, 'page');
+    const shown = shownRows(query, typesOf(page), scope, params);
+    // One row at least (the count), whether or not a hit is still there to show.
+    const rows = await this.prepared.queryOutsideTransaction<
+      { unmatched: number } & { [K in keyof HydratedHit]: HydratedHit[K] | null }
+    >(
+      `SELECT u.n AS unmatched, p.type, p.id, p.space_slug, p.title, p.headline
+         FROM (${unmatched}) u
+         LEFT JOIN LATERAL (
+           SELECT h.type, h.id, s.slug AS space_slug, d.title, ${shown.headline} AS headline, h.position
+             FROM ${pairs}
+            CROSS JOIN LATERAL (${shown.rows}) d
+             JOIN spaces s ON s.id = d.space_id) p ON TRUE
+        ORDER BY p.position`,
       params.values,
     );
-    return rows[0].n;
+    return {
+      items: rows.filter((row): row is typeof row & HydratedHit => row.id !== null),
+      unmatched: rows[0].unmatched,
+    };
   }
+}
 
-  /**
-   * Titles, spaces and highlighted snippets of the hits, in their order.
-   * The read rules are applied again, so a hit from elsewhere (the vector
-   * index) that the caller may not read, or that is gone, is left out.
-   */
-  async hydrate(query: KeywordQuery, hits: readonly SearchHit[], scope: SearchScope): Promise<HydratedHit[]> {
-    if (!hits.length) return [];
-    const params = new Params();
-    const tsq = tsquery(query, params);
-    const pairs = hitPairs(hits, params);
-    const branches = typesOf(hits).map((type) => {
+/**
+ * What is shown of a hit `h(type, id)`: a LATERAL subquery over the source
+ * row under the read rules of its module (so a hit from elsewhere, the
+ * vector index, that the caller may not read, or that is gone, is left out),
+ * and the highlighted snippet over its columns `d(space_id, title, body)`.
+ */
+function shownRows(
+  query: KeywordQuery,
+  types: readonly SearchType[],
+  scope: SearchScope,
+  params: Params,
+): { rows: string; headline: string } {
+  const tsq = tsquery(query, params);
+  const rows = types
+    .map((type) => {
       const source = SOURCES[type];
       return `SELECT x.space_id, ${source.title} AS title, ${source.body} AS body
                 FROM ${source.table} x
                WHERE h.type = '${type}' AND x.id = h.id AND ${readable(source, scope, params)}`;
-    });
-    const options = params.bind('options', HEADLINE_OPTIONS);
-    return this.prepared.queryOutsideTransaction<HydratedHit>(
-      `SELECT h.type, h.id, s.slug AS space_slug, d.title,
-              ts_headline('${SEARCH_CONFIG}', translate(left(d.body, ${SNIPPET_SOURCE_CHARS}), chr(2) || chr(3), ''),
-                          ${tsq}, ${options}) AS headline
-         FROM ${pairs}
-        CROSS JOIN LATERAL (${branches.join(' UNION ALL ')}) d
-         JOIN spaces s ON s.id = d.space_id
-        ORDER BY h.position`,
-      params.values,
-    );
-  }
+    })
+    .join(' UNION ALL ');
+  const options = params.bind('options', HEADLINE_OPTIONS);
+  const headline = `ts_headline('${SEARCH_CONFIG}', translate(left(d.body, ${SNIPPET_SOURCE_CHARS}), chr(2) || chr(3), ''),
+                          ${tsq}, ${options})`;
+  return { rows, headline };
 }
 
 /** The types among the hits, in one fixed order: each set of types is one statement text (prepared once). */
@@ -328,14 +363,14 @@ function typesOf(hits: readonly SearchHit[]): SearchType[] {
   return SEARCH_TYPES.filter((type) => present.has(type));
 }
 
-/** The hits as a relation `h(type, id, position)`, in their order. */
-function hitPairs(hits: readonly SearchHit[], params: Params): string {
+/** The hits as a relation `h(type, id, position)`, in their order; `name` tells two lists apart. */
+function hitPairs(hits: readonly SearchHit[], params: Params, name: string): string {
   const types = params.bind(
-    'types',
+    `${name}Types`,
     hits.map((hit) => hit.type),
   );
   const ids = params.bind(
-    'ids',
+    `${name}Ids`,
     hits.map((hit) => hit.id),
   );
   return `unnest(${types}::text[], ${ids}::uuid[]) WITH ORDINALITY AS h(type, id, position)`;

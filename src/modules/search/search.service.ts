@@ -113,11 +113,9 @@ export class SearchService {
         list.map((hit) => ({ ...hit, key: `${hit.type}:${hit.id}` })),
       ),
     ).map(({ item, score }) => ({ type: item.type, id: item.id, score }));
-    const [unmatched, answer] = await Promise.all([
-      this.queries.countNotMatching(query, semantic),
-      this.answer(query, fused.slice(0, limit), 0, scope),
-    ]);
-    return { ...answer, ...this.bounded(keyword.total + unmatched) };
+    // The page and the count of the semantic hits the words miss: one statement.
+    const { items, unmatched } = await this.shown(query, fused.slice(0, limit), scope, semantic);
+    return { items, ...this.bounded(keyword.total + unmatched) };
   }
 
   /** A count as answered: exact up to the bound, else the bound as a lower limit. */
@@ -171,9 +169,20 @@ export class SearchService {
     total: number | null,
     scope: SearchScope,
   ): Promise<SearchResponse> {
+    const { items } = await this.shown(query, hits, scope, []);
+    return { items, ...this.bounded(total ?? items.length) };
+  }
+
+  /** The hits as shown, with their scores; and how many of `semantic` the words do not match. */
+  private async shown(
+    query: KeywordQuery,
+    hits: SearchHit[],
+    scope: SearchScope,
+    semantic: SearchHit[],
+  ): Promise<{ items: SearchItemResponse[]; unmatched: number }> {
     const scores = new Map(hits.map((hit) => [`${hit.type}:${hit.id}`, hit.score]));
-    const rows = await this.queries.hydrate(query, hits, scope);
-    const items: SearchItemResponse[] = rows.map((row) => ({
+    const page = await this.queries.hydrate(query, hits, scope, semantic);
+    const items: SearchItemResponse[] = page.items.map((row) => ({
       type: row.type,
       id: row.id,
       space_slug: row.space_slug,
@@ -181,6 +190,6 @@ export class SearchService {
       snippet: renderSnippet(row.headline),
       score: scores.get(`${row.type}:${row.id}`)!,
     }));
-    return { items, ...this.bounded(total ?? items.length) };
+    return { items, unmatched: page.unmatched };
   }
 }
