@@ -11,6 +11,8 @@ describe('outbox dispatch', () => {
   let user: TestUser;
   let dispatcher: OutboxDispatcher;
   const failing = new Set<string>();
+  const batchFailing = new Set<string>();
+  const batchCalls: string[][] = [];
 
   beforeAll(async () => {
     // With DATABASE_URL set, as in production, the insert trigger's NOTIFY wakes the dispatchers.
@@ -27,6 +29,13 @@ describe('outbox dispatch', () => {
         event.data.slug,
       ]);
       if (failing.has(event.data.slug)) throw new Error(`refused ${event.data.slug}`);
+    });
+    // A batch consumer recording what each call was given, failing when a call holds a slug of `batchFailing`.
+    dispatcher.onBatch(['space.created'], 'test.batch', async (events) => {
+      const slugs = events.map((event) => event.data.slug);
+      batchCalls.push(slugs);
+      const refused = slugs.find((slug) => batchFailing.has(slug));
+      if (refused) throw new Error(`batch refused ${refused}`);
     });
   });
   afterAll(async () => {
@@ -81,5 +90,29 @@ describe('outbox dispatch', () => {
           : { slug: event.slug, published: true, attempts: 0, last_error: null },
       );
     }
+  });
+
+  it("gives a batch consumer the batch's events in one call, and each event alone once the batch failed", async () => {
+    const slugs = Array.from({ length: 4 }, () => `batch-${randomUUID().slice(0, 8)}`);
+    // The previous test's failed event may be due again meanwhile: only this test's events count.
+    const calls = () =>
+      batchCalls.map((call) => call.filter((slug) => slugs.includes(slug))).filter((call) => call.length);
+    await dispatcher.beforeApplicationShutdown();
+    for (const slug of slugs.slice(0, 2)) await createSpace(t.http, user, { slug });
+    batchCalls.length = 0;
+    await dispatcher.dispatchBatch();
+    expect(calls()).toEqual([slugs.slice(0, 2)]);
+
+    batchFailing.add(slugs[3]);
+    for (const slug of slugs.slice(2)) await createSpace(t.http, user, { slug });
+    batchCalls.length = 0;
+    await dispatcher.dispatchBatch();
+    expect(calls()).toEqual([slugs.slice(2), [slugs[2]], [slugs[3]]]);
+    const published = await dbQuery<{ slug: string; published: boolean }>(
+      `SELECT payload->>'slug' AS slug, published_at IS NOT NULL AS published
+         FROM outbox_events WHERE type = 'space.created' AND payload->>'slug' = ANY($1) ORDER BY occurred_at`,
+      [slugs],
+    );
+    expect(published).toEqual(slugs.map((slug) => ({ slug, published: slug !== slugs[3] })));
   });
 });

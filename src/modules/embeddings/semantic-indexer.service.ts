@@ -39,36 +39,40 @@ export class SemanticIndexer implements OnModuleInit {
 
   onModuleInit(): void {
     this.jobs.register(REFRESH_JOB, (payload) => this.refresh(payload.item_type, payload.item_ids));
+    // One refresh job per dispatched batch and item type, for all the items its events changed.
     const refresh =
-      (type: SemanticItemType) => async (event: { id: string }, em: EntityManager, id: string) =>
+      (type: SemanticItemType) => async (events: { id: string }[], em: EntityManager, ids: string[]) =>
         this.jobs.enqueue(
           em,
           REFRESH_JOB,
-          { item_type: type, item_ids: [id] },
-          {
-            singletonKey: `${REFRESH_JOB}:${event.id}`,
-          },
+          { item_type: type, item_ids: [...new Set(ids)] },
+          { singletonKey: `${REFRESH_JOB}:${events[0].id}` },
         );
-    const onProduct = refresh('product');
-    const onPage = refresh('standard_page');
-    this.dispatcher.on('product.created', 'embeddings.index-product', (e, em) =>
-      onProduct(e, em, e.data.product_id),
-    );
-    this.dispatcher.on('product.updated', 'embeddings.index-product', (e, em) =>
-      onProduct(e, em, e.data.product_id),
+    const onProducts = refresh('product');
+    const onPages = refresh('standard_page');
+    this.dispatcher.onBatch(
+      ['product.created', 'product.updated'],
+      'embeddings.index-product',
+      (events, em) =>
+        onProducts(
+          events,
+          em,
+          events.map((e) => e.data.product_id),
+        ),
     );
     this.dispatcher.on('product.deleted', 'embeddings.remove-product', (e, em) =>
       this.store.remove(em, 'product', [e.data.product_id]),
     );
-    for (const type of [
-      'standard_page.created',
-      'standard_page.updated',
-      'standard_page.published',
-    ] as const) {
-      this.dispatcher.on(type, 'embeddings.index-standard-page', (e, em) =>
-        onPage(e, em, e.data.standard_page_id),
-      );
-    }
+    this.dispatcher.onBatch(
+      ['standard_page.created', 'standard_page.updated', 'standard_page.published'],
+      'embeddings.index-standard-page',
+      (events, em) =>
+        onPages(
+          events,
+          em,
+          events.map((e) => e.data.standard_page_id),
+        ),
+    );
     for (const type of ['standard_page.unpublished', 'standard_page.deleted'] as const) {
       this.dispatcher.on(type, 'embeddings.remove-standard-page', (e, em) =>
         this.store.remove(em, 'standard_page', [e.data.standard_page_id]),

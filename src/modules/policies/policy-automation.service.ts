@@ -31,14 +31,19 @@ export class PolicyAutomation implements OnModuleInit {
   ) {}
 
   onModuleInit(): void {
-    this.dispatcher.on('product.created', 'policies.reevaluate-product', (event, em) =>
-      this.reevaluate(em, event.data.space_id, [event.data.product_id]),
-    );
-    this.dispatcher.on('product.updated', 'policies.reevaluate-product', (event, em) =>
-      this.reevaluate(em, event.data.space_id, [event.data.product_id]),
-    );
-    this.dispatcher.on('alert.created', 'policies.reevaluate-incident-products', (event, em) =>
-      this.reevaluate(em, event.data.space_id, [event.data.product_id]),
+    // A batch of product changes is one evaluation per space, of all its changed products at once.
+    this.dispatcher.onBatch(
+      ['product.created', 'product.updated', 'alert.created'],
+      'policies.reevaluate-products',
+      async (events, em) => {
+        const bySpace = new Map<string, Set<string>>();
+        for (const { data } of events) {
+          let ids = bySpace.get(data.space_id);
+          if (!ids) bySpace.set(data.space_id, (ids = new Set()));
+          ids.add(data.product_id);
+        }
+        for (const [spaceId, ids] of bySpace) await this.reevaluate(em, spaceId, [...ids]);
+      },
     );
     this.dispatcher.on('incident.resolved', 'policies.reevaluate-incident-products', async (event, em) =>
       this.reevaluate(

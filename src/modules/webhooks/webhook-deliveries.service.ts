@@ -57,7 +57,7 @@ export class WebhookDeliveriesService implements OnModuleInit {
   ) {}
 
   onModuleInit(): void {
-    this.dispatcher.on('*', 'webhooks', (event, em) => this.fanOut(event, em));
+    this.dispatcher.onBatch(['*'], 'webhooks', (events, em) => this.fanOut(events, em));
     this.jobs.register(DELIVER_JOB, (payload, context) => this.deliver(payload.delivery_id, context), {
       maxAttempts: RETRY_SCHEDULE_MS.length + 1,
       backoffMs: (attempt) => retryDelayMs(attempt) ?? 0,
@@ -66,15 +66,24 @@ export class WebhookDeliveriesService implements OnModuleInit {
     });
   }
 
-  /** Outbox consumer: one delivery per subscribed webhook, created exactly once per event. */
-  private async fanOut(event: DispatchedEvent, em: EntityManager): Promise<void> {
-    if (!event.spaceId) return;
-    const hooks = await this.queries.subscribers(em, event.spaceId, event.type);
-    if (!hooks.length) return;
-    const body = deliveryBody(event.type, event.occurredAt, event.data);
-    for (const hook of hooks) {
-      const inserted = await this.queries.insertDelivery(em, hook.id, event.id, event.type, body);
-      for (const { id } of inserted) await this.enqueue(em, id);
+  /**
+   * Outbox consumer: one delivery per subscribed webhook, created exactly once
+   * per event. A batch looks up the subscribers of each space and event type once.
+   */
+  private async fanOut(events: DispatchedEvent[], em: EntityManager): Promise<void> {
+    const subscribers = new Map<string, { id: string }[]>();
+    for (const event of events) {
+      if (!event.spaceId) continue;
+      const key = `${event.spaceId} ${event.type}`;
+      let hooks = subscribers.get(key);
+      if (!hooks)
+        subscribers.set(key, (hooks = await this.queries.subscribers(em, event.spaceId, event.type)));
+      if (!hooks.length) continue;
+      const body = deliveryBody(event.type, event.occurredAt, event.data);
+      for (const hook of hooks) {
+        const inserted = await this.queries.insertDelivery(em, hook.id, event.id, event.type, body);
+        for (const { id } of inserted) await this.enqueue(em, id);
+      }
     }
   }
 

@@ -21,10 +21,26 @@ export type OutboxConsumer<T extends DomainEventType = DomainEventType> = (
   em: EntityManager,
 ) => Promise<void>;
 
+/**
+ * A consumer of a whole batch: called once per dispatched batch with its
+ * matching events (in order), so that N events cost it one round of
+ * statements instead of N.
+ */
+export type OutboxBatchConsumer<T extends DomainEventType = DomainEventType> = (
+  events: DispatchedEvent<T>[],
+  em: EntityManager,
+) => Promise<void>;
+
 interface Subscription {
   name: string;
   matches: (type: string) => boolean;
   consumer: OutboxConsumer<never>;
+}
+
+interface BatchSubscription {
+  name: string;
+  matches: (type: string) => boolean;
+  consumer: OutboxBatchConsumer<never>;
 }
 
 interface EventRow {
@@ -53,6 +69,7 @@ const MAX_ATTEMPTS = 10;
 export class OutboxDispatcher implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger(OutboxDispatcher.name);
   private readonly subscriptions: Subscription[] = [];
+  private readonly batchSubscriptions: BatchSubscription[] = [];
   private timer: NodeJS.Timeout | null = null;
   private unsubscribe: (() => void) | null = null;
   private readonly loop = new SerialTask(
@@ -71,12 +88,24 @@ export class OutboxDispatcher implements OnApplicationBootstrap, BeforeApplicati
   on<T extends DomainEventType>(pattern: T, name: string, consumer: OutboxConsumer<T>): void;
   on(pattern: `${string}.*` | '*', name: string, consumer: OutboxConsumer): void;
   on(pattern: string, name: string, consumer: OutboxConsumer<never>): void {
-    let matches: (type: string) => boolean;
-    if (pattern === '*') matches = () => true;
-    else if (pattern.endsWith('.*')) matches = (type) => type.startsWith(pattern.slice(0, -1));
-    else if (isDomainEventType(pattern)) matches = (type) => type === pattern;
-    else throw new Error(`Consumer ${name} listens to an unknown event type ${pattern}.`);
-    this.subscriptions.push({ name, matches, consumer });
+    this.subscriptions.push({ name, matches: matcherOf(pattern, name), consumer });
+  }
+
+  /**
+   * Registers a consumer of whole batches for one or more event types (or
+   * families, or `*`): it runs after the per-event consumers, once per batch
+   * with the batch's matching events, under the same savepoint; after a
+   * failure, when the batch is redone event by event, once per event.
+   */
+  onBatch<T extends DomainEventType>(
+    patterns: readonly T[],
+    name: string,
+    consumer: OutboxBatchConsumer<T>,
+  ): void;
+  onBatch(patterns: readonly ['*'], name: string, consumer: OutboxBatchConsumer): void;
+  onBatch(patterns: readonly string[], name: string, consumer: OutboxBatchConsumer<never>): void {
+    const matchers = patterns.map((pattern) => matcherOf(pattern, name));
+    this.batchSubscriptions.push({ name, matches: (type) => matchers.some((m) => m(type)), consumer });
   }
 
   onApplicationBootstrap(): void {
@@ -133,7 +162,7 @@ export class OutboxDispatcher implements OnApplicationBootstrap, BeforeApplicati
       let published: string[];
       await em.query('SAVEPOINT outbox_batch');
       try {
-        for (const row of rows) await this.deliver(row, em);
+        await this.deliver(rows.map(eventOf), em);
         await em.query('RELEASE SAVEPOINT outbox_batch');
         published = rows.map((row) => row.id);
       } catch {
@@ -156,7 +185,7 @@ export class OutboxDispatcher implements OnApplicationBootstrap, BeforeApplicati
     for (const row of rows) {
       await em.query('SAVEPOINT outbox_event');
       try {
-        await this.deliver(row, em);
+        await this.deliver([eventOf(row)], em);
         await em.query('RELEASE SAVEPOINT outbox_event');
         published.push(row.id);
       } catch (error) {
@@ -167,17 +196,15 @@ export class OutboxDispatcher implements OnApplicationBootstrap, BeforeApplicati
     return published;
   }
 
-  private async deliver(row: EventRow, em: EntityManager): Promise<void> {
-    const event: DispatchedEvent = {
-      id: row.id,
-      type: row.type as DomainEventType,
-      spaceId: row.space_id,
-      actorId: row.actor_id,
-      data: row.payload as DomainEventMap[DomainEventType],
-      occurredAt: row.occurred_at,
-    };
-    for (const subscription of this.subscriptions) {
-      if (subscription.matches(event.type)) await subscription.consumer(event as never, em);
+  private async deliver(events: DispatchedEvent[], em: EntityManager): Promise<void> {
+    for (const event of events) {
+      for (const subscription of this.subscriptions) {
+        if (subscription.matches(event.type)) await subscription.consumer(event as never, em);
+      }
+    }
+    for (const subscription of this.batchSubscriptions) {
+      const matching = events.filter((event) => subscription.matches(event.type));
+      if (matching.length) await subscription.consumer(matching as never, em);
     }
   }
 
@@ -195,4 +222,22 @@ export class OutboxDispatcher implements OnApplicationBootstrap, BeforeApplicati
       [row.id, attempts, message, Math.min(3600, 2 ** attempts), givingUp],
     );
   }
+}
+
+function matcherOf(pattern: string, consumer: string): (type: string) => boolean {
+  if (pattern === '*') return () => true;
+  if (pattern.endsWith('.*')) return (type) => type.startsWith(pattern.slice(0, -1));
+  if (isDomainEventType(pattern)) return (type) => type === pattern;
+  throw new Error(`Consumer ${consumer} listens to an unknown event type ${pattern}.`);
+}
+
+function eventOf(row: EventRow): DispatchedEvent {
+  return {
+    id: row.id,
+    type: row.type as DomainEventType,
+    spaceId: row.space_id,
+    actorId: row.actor_id,
+    data: row.payload as DomainEventMap[DomainEventType],
+    occurredAt: row.occurred_at,
+  };
 }
