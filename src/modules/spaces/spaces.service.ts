@@ -7,6 +7,7 @@ import { Conflict, ValidationFailed } from '../../common/errors/domain-error';
 import type { Page } from '../../common/http/page.dto';
 import type { SpaceAccess, SpaceRoleName } from '../../common/permissions/space-access.port';
 import { jsonValue } from '../../database/json-column';
+import { RequestTransactions } from '../../database/request-transaction';
 import { TransactionRunner } from '../../database/transaction.runner';
 import { AuditService } from '../../platform/audit/audit.service';
 import { OutboxService } from '../../platform/outbox/outbox.service';
@@ -48,7 +49,11 @@ export class SpacesService {
     for (let attempt = 1; ; attempt++) {
       const slug =
         dto.slug ?? (attempt === 1 ? slugify(dto.name) : await this.freeSlug(em, slugify(dto.name)));
-      const space = await this.insert(em, actor, dto, slug);
+      // A request whose Idempotency-Key claim is pending runs the statement in a transaction that claims the
+      // key first (the claim commits with the space, no commit of its own); otherwise it is its own transaction.
+      const space = RequestTransactions.pending(actor)
+        ? await this.tx.run((tx) => this.insert(tx, actor, dto, slug), actor)
+        : await this.insert(em, actor, dto, slug);
       if (space) return space;
       if (dto.slug) throw new Conflict(`The slug "${slug}" is taken.`, 'slug_taken');
       if (attempt >= DERIVE_ATTEMPTS)

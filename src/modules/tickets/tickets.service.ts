@@ -86,7 +86,7 @@ export class TicketsService {
       });
       if (ticket.assigneeId) await this.notifyAssigned(em, actor, ticket);
       return this.respond(em, ticket);
-    });
+    }, actor);
   }
 
   async list(actor: Actor, query: ListTicketsQuery): Promise<Page<TicketResponse>> {

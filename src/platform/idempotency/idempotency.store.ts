@@ -7,11 +7,11 @@ import {
   OnModuleInit,
 } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
 import { SecretBox } from '../crypto/secret-box.service';
 import { JobRunner } from '../jobs/job-runner.service';
 import { renewalIntervalMs } from '../jobs/lease';
-import { IdempotencyKeyInUse, IdempotencyKeyReused } from './idempotency.errors';
+import { IdempotencyKeyInUse, IdempotencyKeyReused, IdempotentReplay } from './idempotency.errors';
 import { IdempotencyQueries } from './idempotency.queries';
 
 /** How long a key replays its first response (the draft's and Stripe's 24 hours). */
@@ -73,12 +73,47 @@ export class IdempotencyStore implements OnModuleInit, OnApplicationBootstrap, B
 
   /** Claims `key` for a request, or answers the stored response; throws 422 (other request) or 409 (still running). */
   async claim(scope: string, key: string, fingerprint: string): Promise<Claim> {
+    // Outside any transaction: on the DataSource's manager, in a commit of its own.
+    const claim = await this.claimOn(this.dataSource.manager, scope, key, fingerprint, randomUUID());
+    if (claim.kind === 'claimed') this.hold(scope, key, claim.token);
+    return claim;
+  }
+
+  /**
+   * The claim as the first statement of the request's transaction (`em`), with
+   * `token`: it commits with the request's writes or rolls back with them, so
+   * it costs no commit of its own. Until that transaction ends, a racing claim
+   * of the key waits on the uncommitted row, then sees it taken (or free again
+   * after a rollback). Throws 422, 409, or IdempotentReplay when the key is taken;
+   * call `hold` once the transaction has committed.
+   */
+  async claimWithin(
+    em: EntityManager,
+    scope: string,
+    key: string,
+    fingerprint: string,
+    token: string,
+  ): Promise<void> {
+    const claim = await this.claimOn(em, scope, key, fingerprint, token);
+    if (claim.kind === 'replay') throw new IdempotentReplay(claim.response);
+  }
+
+  /** Renews the lease of a committed claim while its request runs. */
+  hold(scope: string, key: string, token: string): void {
+    this.held.set(token, { scope, key, token });
+  }
+
+  private async claimOn(
+    em: EntityManager,
+    scope: string,
+    key: string,
+    fingerprint: string,
+    token: string,
+  ): Promise<Claim> {
     for (let attempt = 1; ; attempt++) {
-      const token = randomUUID();
       // Takes the key when it is new, expired, or abandoned by a dead process mid-request (same request only).
-      // Outside any transaction: on the DataSource's manager.
       const claimed = await this.queries.claim(
-        this.dataSource.manager,
+        em,
         scope,
         key,
         fingerprint,
@@ -86,11 +121,8 @@ export class IdempotencyStore implements OnModuleInit, OnApplicationBootstrap, B
         LEASE_MS / 1000,
         KEY_RETENTION_HOURS,
       );
-      if (claimed.length) {
-        this.held.set(token, { scope, key, token });
-        return { kind: 'claimed', token };
-      }
-      const row = await this.queries.live(this.dataSource.manager, scope, key);
+      if (claimed.length) return { kind: 'claimed', token };
+      const row = await this.queries.live(em, scope, key);
       // Gone (expired or released) between the two statements: claim again.
       if (!row && attempt < CLAIM_TRIES) continue;
       if (!row || row.fingerprint !== fingerprint) throw new IdempotencyKeyReused();
