@@ -14,6 +14,21 @@ export interface TransactionPrologue {
   run(em: EntityManager): Promise<void>;
   /** The transaction that ran it has committed. */
   committed(): void;
+  /** The prologue as a CTE for a write that is one autocommit statement (see InlinePrologue). */
+  inline(from: number): InlinePrologue;
+}
+
+/**
+ * The prologue folded into a write that is a single autocommit statement
+ * (POST /spaces): `sql` is a data-modifying CTE body (parameters `params`,
+ * numbered from the `from` given) that returns a row when it ran, and the
+ * statement writes only if it did; `settle` is then called with whether it
+ * did, and throws as `run` would have when it did not.
+ */
+export interface InlinePrologue {
+  sql: string;
+  params: unknown[];
+  settle(ran: boolean): Promise<void>;
 }
 
 // Keyed by the request's Actor: the authentication guard builds one per request, and it is what every
@@ -30,6 +45,14 @@ export const RequestTransactions = {
   /** The prologue still to run for `actor`'s request, if any. */
   pending(actor: Actor): TransactionPrologue | undefined {
     return pending.get(actor);
+  },
+
+  /** The pending prologue as a CTE for a one-statement write (parameters from `from`); later writes skip it. */
+  inline(actor: Actor, from: number): InlinePrologue | undefined {
+    const prologue = pending.get(actor);
+    if (!prologue) return undefined;
+    pending.delete(actor);
+    return prologue.inline(from);
   },
 
   /** The prologue ran and committed (or the request gave up on it): later transactions skip it. */

@@ -35,10 +35,31 @@ describe('Idempotency-Key claimed inside the write transaction', () => {
       [key],
     );
 
+  it('claims the key in the statement that creates a space: one statement and one commit, then the answer kept', async () => {
+    const key = newKey();
+    const body = { name: `One ${randomUUID().slice(0, 8)}` };
+    const log = recordStatements(t.app.getHttpServer());
+    let res: Response;
+    try {
+      res = await post('/spaces', key, body);
+    } finally {
+      log.stop();
+    }
+    expect(res.status).toBe(201);
+    const texts = log.statements.map((s) => s.text);
+    // The caller's session, the claim with the space, its membership and event, then the answer kept.
+    expect(texts).toHaveLength(3);
+    expect(texts[1]).toMatch(/^WITH claim AS \(INSERT INTO idempotency_keys .* INSERT INTO spaces /);
+    expect(texts[2]).toMatch(/^UPDATE idempotency_keys SET status = 'done'/);
+    expect(await keyRows(key)).toEqual([{ status: 'done', response_status: 201 }]);
+    const retry = await post('/spaces', key, body);
+    expect(retry.headers['idempotent-replayed']).toBe('true');
+    expect(retry.body).toEqual(res.body);
+  });
+
   it('claims the key as the first statement of the write, and commits once more only to keep the answer', async () => {
     const product = await createProduct(t.http, alice, space);
     const writes: [string, () => object, RegExp][] = [
-      ['/spaces', () => ({ name: `In tx ${randomUUID().slice(0, 8)}` }), /INSERT INTO spaces/],
       [
         `/catalog/spaces/${space.slug}/products`,
         () => ({ name: `P ${randomUUID().slice(0, 8)}` }),
@@ -80,19 +101,25 @@ describe('Idempotency-Key claimed inside the write transaction', () => {
   });
 
   it('runs racing requests with one key once: the others answer 409 or the replay', async () => {
-    const key = newKey();
     const name = `Race ${randomUUID().slice(0, 8)}`;
-    const answers = await Promise.all(
-      Array.from({ length: 6 }, () => post(`/catalog/spaces/${space.slug}/products`, key, { name })),
-    );
-    const fresh = answers.filter((r) => r.status === 201 && r.headers['idempotent-replayed'] !== 'true');
-    expect(fresh).toHaveLength(1);
-    for (const other of answers.filter((r) => r !== fresh[0])) {
-      if (other.status === 409) expect(other.body.code).toBe('idempotency_key_in_use');
-      else expect(other.body).toEqual(fresh[0].body);
+    const routes: [string, () => Promise<unknown[]>][] = [
+      [
+        `/catalog/spaces/${space.slug}/products`,
+        () => dbQuery(`SELECT 1 FROM products WHERE space_id = $1 AND name = $2`, [space.id, name]),
+      ],
+      ['/spaces', () => dbQuery(`SELECT 1 FROM spaces WHERE name = $1`, [name])],
+    ];
+    for (const [path, created] of routes) {
+      const key = newKey();
+      const answers = await Promise.all(Array.from({ length: 6 }, () => post(path, key, { name })));
+      const fresh = answers.filter((r) => r.status === 201 && r.headers['idempotent-replayed'] !== 'true');
+      expect(fresh).toHaveLength(1);
+      for (const other of answers.filter((r) => r !== fresh[0])) {
+        if (other.status === 409) expect(other.body.code).toBe('idempotency_key_in_use');
+        else expect(other.body).toEqual(fresh[0].body);
+      }
+      expect(await created()).toHaveLength(1);
     }
-    const rows = await dbQuery(`SELECT 1 FROM products WHERE space_id = $1 AND name = $2`, [space.id, name]);
-    expect(rows).toHaveLength(1);
   });
 
   it('rolls the claim back with a handler that fails inside its transaction, and keeps its 4xx answer for a retry', async () => {

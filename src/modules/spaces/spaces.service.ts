@@ -49,11 +49,7 @@ export class SpacesService {
     for (let attempt = 1; ; attempt++) {
       const slug =
         dto.slug ?? (attempt === 1 ? slugify(dto.name) : await this.freeSlug(em, slugify(dto.name)));
-      // A request whose Idempotency-Key claim is pending runs the statement in a transaction that claims the
-      // key first (the claim commits with the space, no commit of its own); otherwise it is its own transaction.
-      const space = RequestTransactions.pending(actor)
-        ? await this.tx.run((tx) => this.insert(tx, actor, dto, slug), actor)
-        : await this.insert(em, actor, dto, slug);
+      const space = await this.insert(em, actor, dto, slug);
       if (space) return space;
       if (dto.slug) throw new Conflict(`The slug "${slug}" is taken.`, 'slug_taken');
       if (attempt >= DERIVE_ATTEMPTS)
@@ -69,7 +65,9 @@ export class SpacesService {
     slug: string,
   ): Promise<SpaceResponse | null> {
     const id = randomUUID();
-    const row = await this.queries.insertSpace(
+    // A pending Idempotency-Key claim goes into the same statement (no commit of its own); the first attempt takes it.
+    const claim = RequestTransactions.inline(actor, 7);
+    const { row, claimed } = await this.queries.insertSpace(
       em,
       { id, name: dto.name, slug, description: dto.description ?? null, createdBy: actor.userId },
       this.outbox.row({
@@ -78,7 +76,9 @@ export class SpacesService {
         actorId: actor.userId,
         data: { space_id: id, name: dto.name, slug },
       }),
+      claim,
     );
+    await claim?.settle(claimed);
     if (!row) return null;
     this.outbox.written(em);
     return toSpaceResponse(

@@ -125,6 +125,18 @@ export class IdempotencyInterceptor implements NestInterceptor {
         state = 'committed';
         this.store.hold(scope, key, token);
       },
+      inline: (from) => ({
+        ...this.store.claimStatement(scope, key, fingerprint, token, from),
+        settle: async (ran) => {
+          if (ran) {
+            state = 'committed';
+            this.store.hold(scope, key, token);
+            return;
+          }
+          state = 'refused';
+          await this.store.refuse(scope, key, fingerprint);
+        },
+      }),
     });
     const claimLate = async (): Promise<StoredResponse | null> => {
       RequestTransactions.detach(actor);

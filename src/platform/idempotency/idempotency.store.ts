@@ -103,6 +103,39 @@ export class IdempotencyStore implements OnModuleInit, OnApplicationBootstrap, B
     this.held.set(token, { scope, key, token });
   }
 
+  /**
+   * The claim as a CTE for a write that is one autocommit statement (its
+   * parameters numbered from `from`); then `refuse` when it returned no row.
+   */
+  claimStatement(
+    scope: string,
+    key: string,
+    fingerprint: string,
+    token: string,
+    from: number,
+  ): { sql: string; params: unknown[] } {
+    return this.queries.claimStatement(
+      from,
+      scope,
+      key,
+      fingerprint,
+      token,
+      LEASE_MS / 1000,
+      KEY_RETENTION_HOURS,
+    );
+  }
+
+  /**
+   * After a claim made in another statement found the key taken: throws 422,
+   * 409, or IdempotentReplay. A key gone since (released) answers 409: the
+   * client retries it as new.
+   */
+  async refuse(scope: string, key: string, fingerprint: string): Promise<never> {
+    const taken = await this.taken(this.dataSource.manager, scope, key, fingerprint);
+    if (taken && taken.kind === 'replay') throw new IdempotentReplay(taken.response);
+    throw new IdempotencyKeyInUse();
+  }
+
   private async claimOn(
     em: EntityManager,
     scope: string,
@@ -111,7 +144,6 @@ export class IdempotencyStore implements OnModuleInit, OnApplicationBootstrap, B
     token: string,
   ): Promise<Claim> {
     for (let attempt = 1; ; attempt++) {
-      // Takes the key when it is new, expired, or abandoned by a dead process mid-request (same request only).
       const claimed = await this.queries.claim(
         em,
         scope,
@@ -122,26 +154,38 @@ export class IdempotencyStore implements OnModuleInit, OnApplicationBootstrap, B
         KEY_RETENTION_HOURS,
       );
       if (claimed.length) return { kind: 'claimed', token };
-      const row = await this.queries.live(em, scope, key);
+      const taken = await this.taken(em, scope, key, fingerprint);
       // Gone (expired or released) between the two statements: claim again.
-      if (!row && attempt < CLAIM_TRIES) continue;
-      if (!row || row.fingerprint !== fingerprint) throw new IdempotencyKeyReused();
-      if (row.status === 'running' || row.response_status === null || row.response_sealed === null) {
-        throw new IdempotencyKeyInUse();
-      }
-      const kept = JSON.parse(this.secrets.open(row.response_sealed, sealContext(scope, key))) as {
-        headers: Record<string, string | string[]>;
-        body: string;
-      };
-      return {
-        kind: 'replay',
-        response: {
-          status: row.response_status,
-          headers: kept.headers,
-          body: Buffer.from(kept.body, 'base64'),
-        },
-      };
+      if (taken) return taken;
+      if (attempt >= CLAIM_TRIES) throw new IdempotencyKeyReused();
     }
+  }
+
+  /** What a request finds under a key it could not claim: throws 422 or 409, answers the replay; null when gone. */
+  private async taken(
+    em: EntityManager,
+    scope: string,
+    key: string,
+    fingerprint: string,
+  ): Promise<Claim | null> {
+    const row = await this.queries.live(em, scope, key);
+    if (!row) return null;
+    if (row.fingerprint !== fingerprint) throw new IdempotencyKeyReused();
+    if (row.status === 'running' || row.response_status === null || row.response_sealed === null) {
+      throw new IdempotencyKeyInUse();
+    }
+    const kept = JSON.parse(this.secrets.open(row.response_sealed, sealContext(scope, key))) as {
+      headers: Record<string, string | string[]>;
+      body: string;
+    };
+    return {
+      kind: 'replay',
+      response: {
+        status: row.response_status,
+        headers: kept.headers,
+        body: Buffer.from(kept.body, 'base64'),
+      },
+    };
   }
 
   /** Keeps the response for replays; a no-op when the claim was lost meanwhile. */
