@@ -3,6 +3,7 @@ import { NotificationsService } from '../../src/modules/notifications/notificati
 import { startApp, TestApp } from '../support/app';
 import { dbQuery } from '../support/db';
 import { bearer, createProduct, createSpace, createUser, TestUser } from '../support/factories';
+import { recordStatements } from '../support/statement-log';
 
 const API = '/api/v1.0';
 
@@ -108,6 +109,29 @@ describe('hot counters under concurrent writes', () => {
     ]);
     await expectExactNotificationCounts(me);
     await expectExactNotificationCounts(other);
+  });
+
+  it('reads or unreads a notification, or marks all read, in one statement with its count', async () => {
+    await t.app.get(DataSource).transaction((em) => notifyIn(em, [me], 'one statement'));
+    const [first] = (await t.http.get(`${API}/notifications?size=1`).set(bearer(me))).body.items as {
+      id: string;
+    }[];
+    const requests = [
+      () => t.http.patch(`${API}/notifications/${first.id}`).set(bearer(me)).send({ read: true }),
+      () => t.http.patch(`${API}/notifications/${first.id}`).set(bearer(me)).send({ read: false }),
+      () => t.http.post(`${API}/notifications/mark-all-read`).set(bearer(me)).send({}),
+    ];
+    for (const request of requests) {
+      const log = recordStatements(t.app.getHttpServer());
+      try {
+        expect((await request()).status).toBe(200);
+      } finally {
+        log.stop();
+      }
+      // The caller's session, then the write: no transaction, no read before it.
+      expect(log.statements.map((s) => s.text.split(' ')[0])).toEqual(['SELECT', 'WITH']);
+    }
+    await expectExactNotificationCounts(me);
   });
 
   it('keeps incident counts exact under concurrent alerts and resolutions in one space', async () => {
