@@ -23,7 +23,9 @@ export class NotificationCounterShards1797500000000 implements MigrationInterfac
   }
 
   public async down(queryRunner: QueryRunner): Promise<void> {
-    await queryRunner.query(`ALTER TABLE "notification_counters" DROP CONSTRAINT "notification_counters_pkey"`);
+    await queryRunner.query(
+      `ALTER TABLE "notification_counters" DROP CONSTRAINT "notification_counters_pkey"`,
+    );
     // Back to one row per (user, type), holding the sum of its shards.
     await queryRunner.query(
       `UPDATE "notification_counters" c SET unread = GREATEST(0, s.unread), total = s.total
