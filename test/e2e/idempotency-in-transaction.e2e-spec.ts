@@ -46,11 +46,12 @@ describe('Idempotency-Key claimed inside the write transaction', () => {
       log.stop();
     }
     expect(res.status).toBe(201);
-    const texts = log.statements.map((s) => s.text);
-    // The caller's session, the claim with the space, its membership and event, then the answer kept.
-    expect(texts).toHaveLength(3);
-    expect(texts[1]).toMatch(/^WITH claim AS \(INSERT INTO idempotency_keys .* INSERT INTO spaces /);
-    expect(texts[2]).toMatch(/^UPDATE idempotency_keys SET status = 'done'/);
+    // Leaving out the caller's session lookup: the claim with the space, its membership and event, then the
+    // answer kept.
+    const texts = log.statements.map((s) => s.text).filter((text) => !/ FROM sessions /.test(text));
+    expect(texts).toHaveLength(2);
+    expect(texts[0]).toMatch(/^WITH claim AS \(INSERT INTO idempotency_keys .* INSERT INTO spaces /);
+    expect(texts[1]).toMatch(/^UPDATE idempotency_keys SET status = 'done'/);
     expect(await keyRows(key)).toEqual([{ status: 'done', response_status: 201 }]);
     const retry = await post('/spaces', key, body);
     expect(retry.headers['idempotent-replayed']).toBe('true');

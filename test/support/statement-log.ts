@@ -74,8 +74,9 @@ export function transactionsWith(statements: LoggedStatement[], pattern: RegExp)
 
 /**
  * Leaves out the outbox dispatcher's passes (a transaction that starts by
- * claiming unpublished events): a request's commit wakes the dispatcher,
- * whose pass may inherit the request's async context without being its work.
+ * claiming unpublished events) and transactions begun too late to be the
+ * request's (nothing recorded after their BEGIN): a request's commit wakes
+ * background work, which may inherit its async context without being its work.
  */
 function withoutDispatcherPasses(statements: LoggedStatement[]): LoggedStatement[] {
   const skipping = new Set<number>();
@@ -84,7 +85,8 @@ function withoutDispatcherPasses(statements: LoggedStatement[]): LoggedStatement
     const { connection, text } = statement;
     if (/^START TRANSACTION/.test(text)) {
       const nextOnConnection = statements.slice(i + 1).find((s) => s.connection === connection);
-      if (nextOnConnection && /FROM outbox_events WHERE published_at IS NULL/.test(nextOnConnection.text)) {
+      // A transaction with nothing after it began once the request had its answer.
+      if (!nextOnConnection || /FROM outbox_events WHERE published_at IS NULL/.test(nextOnConnection.text)) {
         skipping.add(connection);
       }
     }
