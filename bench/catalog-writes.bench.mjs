@@ -7,6 +7,11 @@
 //   BENCH_CALLERS=1,4,16 BENCH_DURATION=10 BENCH_WORKERS=2 node bench/catalog-writes.bench.mjs
 //   BENCH_PROFILE=/tmp/prof node bench/catalog-writes.bench.mjs   (the server under --cpu-prof)
 //   BENCH_SCRIPT=../baseline/dist/main.js node bench/catalog-writes.bench.mjs   (another build)
+//   BENCH_KEYED=both node bench/catalog-writes.bench.mjs   (each caller count without, then with, an
+//   Idempotency-Key on every create; BENCH_KEYED=1 only with)
+// Each run also reports the server's commits per created product (pg_stat_database) and the WAL flushes
+// of the whole PostgreSQL server meanwhile (pg_stat_wal, other databases included).
+import { randomUUID } from 'node:crypto';
 import { availableParallelism, loadavg } from 'node:os';
 import { resolve } from 'node:path';
 import autocannon from 'autocannon';
@@ -15,6 +20,17 @@ import { DURATION, register, scratchDatabase, signIn, startProcess } from './lib
 const CALLERS = (process.env.BENCH_CALLERS ?? '1,4,16').split(',').map(Number);
 const WORKERS = process.env.BENCH_WORKERS ?? '2';
 const PROFILE_DIR = process.env.BENCH_PROFILE;
+const KEYED = { both: [false, true], 1: [true] }[process.env.BENCH_KEYED ?? ''] ?? [false];
+
+/** Commits in the bench database and WAL flushes of the server so far. */
+async function commitsAndFlushes(client, database) {
+  const { rows } = await client.query(
+    `SELECT (SELECT xact_commit FROM pg_stat_database WHERE datname = $1)::bigint AS commits,
+            (SELECT wal_sync FROM pg_stat_wal)::bigint AS syncs`,
+    [database],
+  );
+  return { commits: Number(rows[0].commits), syncs: Number(rows[0].syncs) };
+}
 const PASSWORD = 'bench-password-1';
 
 /** Samples the waits of the bench database's other sessions every 20 ms until stopped. */
@@ -67,35 +83,44 @@ async function run() {
     let n = 0;
     const lines = [];
     for (const callers of CALLERS) {
-      const stopSampling = callers === Math.max(...CALLERS) ? sampleWaits(client, database) : null;
-      const result = await autocannon({
-        url: server.base,
-        connections: callers,
-        duration: DURATION,
-        headers,
-        requests: [
-          {
-            method: 'POST',
-            path: `/api/v1.0/catalog/spaces/${space.slug}/products`,
-            setupRequest: (request) => ({
-              ...request,
-              body: JSON.stringify({ name: `product ${callers}-${++n}`, tags: ['bench'] }),
-            }),
-          },
-        ],
-      });
-      const ok = result['2xx'];
-      created += ok;
-      const bad = result.errors + result.timeouts + result.non2xx;
-      if (bad) failed = true;
-      lines.push(
-        `${String(callers).padStart(2)} callers: ${String(Math.round(ok / DURATION)).padStart(5)} products/s  ` +
-          `p50 ${result.latency.p50} ms  p99 ${result.latency.p99} ms  failed ${bad}`,
-      );
-      if (stopSampling) {
-        const { samples, waits } = await stopSampling();
-        lines.push(`   waits in ${samples} samples of pg_stat_activity at ${callers} callers:`);
-        for (const [what, count] of waits) lines.push(`   ${String(count).padStart(5)}  ${what}`);
+      for (const keyed of KEYED) {
+        const stopSampling =
+          callers === Math.max(...CALLERS) && keyed === KEYED[0] ? sampleWaits(client, database) : null;
+        const before = await commitsAndFlushes(client, database);
+        const result = await autocannon({
+          url: server.base,
+          connections: callers,
+          duration: DURATION,
+          headers,
+          requests: [
+            {
+              method: 'POST',
+              path: `/api/v1.0/catalog/spaces/${space.slug}/products`,
+              setupRequest: (request) => ({
+                ...request,
+                headers: keyed ? { ...request.headers, 'idempotency-key': randomUUID() } : request.headers,
+                body: JSON.stringify({ name: `product ${callers}-${++n}`, tags: ['bench'] }),
+              }),
+            },
+          ],
+        });
+        const after = await commitsAndFlushes(client, database);
+        const ok = result['2xx'];
+        created += ok;
+        const bad = result.errors + result.timeouts + result.non2xx;
+        if (bad) failed = true;
+        lines.push(
+          `${String(callers).padStart(2)} callers${keyed ? ', keyed' : '       '}: ` +
+            `${String(Math.round(ok / DURATION)).padStart(5)} products/s  ` +
+            `p50 ${result.latency.p50} ms  p99 ${result.latency.p99} ms  failed ${bad}  ` +
+            `commits/product ${((after.commits - before.commits) / Math.max(ok, 1)).toFixed(2)}  ` +
+            `server WAL flushes/s ${Math.round((after.syncs - before.syncs) / DURATION)}`,
+        );
+        if (stopSampling) {
+          const { samples, waits } = await stopSampling();
+          lines.push(`   waits in ${samples} samples of pg_stat_activity at ${callers} callers:`);
+          for (const [what, count] of waits) lines.push(`   ${String(count).padStart(5)}  ${what}`);
+        }
       }
     }
     // Requests still in flight when a run ends commit after it: read once the row count holds still.

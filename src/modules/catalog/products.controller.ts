@@ -32,6 +32,7 @@ import {
 import { ProductResponse } from './dto/product-responses.dto';
 
 import { ProductsService } from './products.service';
+import { ClaimsInTransaction } from '../../platform/idempotency/claims-in-transaction.decorator';
 
 @ApiTags('Data products')
 @Controller('catalog/spaces/:slug/products')
@@ -39,6 +40,7 @@ export class ProductsController {
   constructor(private readonly products: ProductsService) {}
 
   @Post()
+  @ClaimsInTransaction()
   @SpaceRole('editor')
   @ApiOperation({
     operationId: 'createProduct',

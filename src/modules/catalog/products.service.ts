@@ -120,7 +120,7 @@ export class ProductsService {
       );
       this.outbox.written(em);
       return response;
-    });
+    }, actor);
   }
 
   async list(_actor: Actor, access: SpaceAccess, query: ListProductsQuery): Promise<Page<ProductResponse>> {

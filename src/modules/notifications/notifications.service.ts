@@ -21,7 +21,7 @@ import {
 } from './dto/notification.dto';
 import { planEmail } from './email-plan';
 import { NotificationCounter } from './entities/notification-counter.entity';
-import { EmailStatus, Notification } from './entities/notification.entity';
+import { Notification } from './entities/notification.entity';
 import { NotificationQueries } from './notifications.queries';
 import { NotificationDataMap, NotificationType } from './notification-types';
 
@@ -81,22 +81,28 @@ export class NotificationsService implements OnModuleInit {
     em: EntityManager,
     notification: NewNotification<T>,
   ): Promise<number> {
-    const recipients = await this.users.findByIds(em, [...new Set(notification.recipients)]);
+    const recipients = (await this.users.findByIds(em, [...new Set(notification.recipients)])).filter(
+      (user) => user.isActive,
+    );
+    if (!recipients.length) return 0;
     const now = new Date();
-    let notified = 0;
-    for (const user of recipients) {
-      if (!user.isActive) continue;
-      const plan = planEmail(withDefaults(user.preferences), notification.type, now);
-      const emailStatus: EmailStatus = plan.status;
-      await em.getRepository(Notification).insert({
-        userId: user.id,
+    const plans = recipients.map((user) => ({
+      user,
+      plan: planEmail(withDefaults(user.preferences), notification.type, now),
+    }));
+    // Every recipient's notification and its count in one statement.
+    await this.queries.insertMany(
+      em,
+      plans.map(({ user, plan }) => ({
+        user_id: user.id,
         type: notification.type,
         title: notification.title,
         message: notification.message,
         data: jsonValue(notification.data as Record<string, unknown>),
-        emailStatus,
-      });
-      await this.queries.countNew(em, user.id, notification.type);
+        email_status: plan.status,
+      })),
+    );
+    for (const { user, plan } of plans) {
       if (plan.status === 'queued') {
         await this.mailer.enqueue(em, {
           to: user.email,
@@ -112,9 +118,8 @@ export class NotificationsService implements OnModuleInit {
         );
       }
       this.wakeup.signal(em, streamTopic(user.id));
-      notified++;
     }
-    return notified;
+    return plans.length;
   }
 
   async list(actor: Actor, query: ListNotificationsQuery): Promise<NotificationListResponse> {
@@ -160,38 +165,35 @@ export class NotificationsService implements OnModuleInit {
       .getMany();
   }
 
+  /** One statement: the read state and the user's unread count move together, only when the state changes. */
   async setRead(actor: Actor, id: string, read: boolean): Promise<NotificationResponse> {
-    return this.tx.run(async (em) => {
-      const notification = await em.getRepository(Notification).findOne({
-        where: { id, userId: actor.userId },
-        lock: { mode: 'pessimistic_write' },
-      });
-      // Someone else's notification is as missing as a deleted one.
-      if (!notification) throw new NotFound('notification', id);
-      if (notification.read !== read) {
-        notification.read = read;
-        await em.getRepository(Notification).update(id, { read });
-        await this.queries.moveUnread(em, actor.userId, notification.type, read ? -1 : 1);
-        this.wakeup.signal(em, streamTopic(actor.userId));
-      }
-      return toNotificationResponse(notification);
-    });
+    const result = await this.queries.setRead(this.notifications.manager, actor.userId, id, read);
+    // Someone else's notification is as missing as a deleted one.
+    if (!result) throw new NotFound('notification', id);
+    if (result.changed) this.wakeup.signal(null, streamTopic(actor.userId));
+    const { row } = result;
+    return {
+      id: row.id,
+      type: row.type,
+      title: row.title,
+      message: row.message,
+      read: row.read,
+      data: row.data,
+      created_at: row.created_at.toISOString(),
+    };
   }
 
   async markAllRead(actor: Actor, type: string | undefined): Promise<MarkAllReadResponse> {
-    return this.tx.run(async (em) => {
-      const marked = await this.queries.markAllRead(em, actor.userId, type);
-      if (marked) this.wakeup.signal(em, streamTopic(actor.userId));
-      return { marked_read: marked };
-    });
+    const marked = await this.queries.markAllRead(this.notifications.manager, actor.userId, type);
+    if (marked) this.wakeup.signal(null, streamTopic(actor.userId));
+    return { marked_read: marked };
   }
 
   async unreadCount(userId: string): Promise<UnreadCountResponse> {
-    const rows = await this.counters.find({ where: { userId }, select: { type: true, unread: true } });
+    const rows = await this.queries.unreadByType(this.notifications.manager, userId);
     const byType: Record<string, number> = {};
     let count = 0;
     for (const row of rows) {
-      if (row.unread <= 0) continue;
       byType[row.type] = row.unread;
       count += row.unread;
     }

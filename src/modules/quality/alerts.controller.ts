@@ -10,6 +10,7 @@ import type { SpaceAccess } from '../../common/permissions/space-access.port';
 import { SpaceRole } from '../../common/permissions/space-role.guard';
 import { AlertsService } from './alerts.service';
 import { AlertPathParams, AlertResponse, CreateAlertDto, ListAlertsQuery } from './dto/quality.dto';
+import { ClaimsInTransaction } from '../../platform/idempotency/claims-in-transaction.decorator';
 
 @ApiTags('Quality alerts')
 @Controller('spaces/:slug/alerts')
@@ -17,6 +18,7 @@ export class AlertsController {
   constructor(private readonly alerts: AlertsService) {}
 
   @Post()
+  @ClaimsInTransaction()
   @SpaceRole('editor')
   @ApiOperation({
     operationId: 'createAlert',
@@ -72,6 +74,7 @@ export class AlertsController {
   }
 
   @Post(':alert_id/acknowledge')
+  @ClaimsInTransaction()
   @SpaceRole('editor')
   @HttpCode(200)
   @ApiOperation({
@@ -91,6 +94,7 @@ export class AlertsController {
   }
 
   @Post(':alert_id/resolve')
+  @ClaimsInTransaction()
   @SpaceRole('editor')
   @HttpCode(200)
   @ApiOperation({

@@ -45,7 +45,7 @@ export class AlertsService {
         actorId: actor.userId,
       });
       return toAlertResponse(alert);
-    });
+    }, actor);
   }
 
   async list(access: SpaceAccess, query: ListAlertsQuery): Promise<Page<AlertResponse>> {
@@ -117,6 +117,6 @@ export class AlertsService {
         });
       }
       return toAlertResponse(alert);
-    });
+    }, actor);
   }
 }

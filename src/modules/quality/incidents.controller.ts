@@ -19,6 +19,7 @@ import {
   UpdateIncidentDto,
 } from './dto/quality.dto';
 import { IncidentsService } from './incidents.service';
+import { ClaimsInTransaction } from '../../platform/idempotency/claims-in-transaction.decorator';
 
 const FEATURE = "Needs the space's `quality.incidents` feature (403 naming it when switched off).";
 
@@ -102,6 +103,7 @@ export class IncidentsController {
   }
 
   @Post(':incident_id/resolve')
+  @ClaimsInTransaction()
   @SpaceRole('editor')
   @HttpCode(200)
   @ApiOperation({

@@ -202,7 +202,7 @@ export class IncidentsService {
         await this.afterResolve(em, actor, incident);
       }
       return this.detail(em, incident);
-    });
+    }, actor);
   }
 
   async notifyDownstream(

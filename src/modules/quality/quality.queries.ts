@@ -86,13 +86,13 @@ export class QualityQueries {
     if (from === to) return;
     const deltas = new Map<IncidentStatus, number>([[to, 1]]);
     if (from) deltas.set(from, -1);
-    for (const [status, delta] of [...deltas].sort(([a], [b]) => (a < b ? -1 : 1))) {
-      await em.query(
-        `INSERT INTO quality_incident_counts (space_id, status, shard, total) VALUES ($1, $2, $3, $4)
-         ON CONFLICT (space_id, status, shard) DO UPDATE SET total = quality_incident_counts.total + EXCLUDED.total`,
-        [spaceId, status, Math.floor(Math.random() * COUNT_SHARDS), delta],
-      );
-    }
+    // One statement for both statuses, one random shard; rows taken in status order.
+    await em.query(
+      `INSERT INTO quality_incident_counts (space_id, status, shard, total)
+       SELECT $1, d.status, $2, d.delta FROM unnest($3::text[], $4::int[]) AS d(status, delta) ORDER BY d.status
+       ON CONFLICT (space_id, status, shard) DO UPDATE SET total = quality_incident_counts.total + EXCLUDED.total`,
+      [spaceId, Math.floor(Math.random() * COUNT_SHARDS), [...deltas.keys()], [...deltas.values()]],
+    );
   }
 
   /** Incidents of the space, in one status or in all. */

@@ -36,6 +36,7 @@ import {
 import { SpaceResponse } from './dto/space-responses.dto';
 
 import { SpacesService } from './spaces.service';
+import { ClaimsInTransaction } from '../../platform/idempotency/claims-in-transaction.decorator';
 
 @ApiTags('Spaces')
 @Controller('spaces')
@@ -43,6 +44,7 @@ export class SpacesController {
   constructor(private readonly spaces: SpacesService) {}
 
   @Post()
+  @ClaimsInTransaction()
   @Authenticated()
   @ApiOperation({
     operationId: 'createSpace',

@@ -56,10 +56,24 @@ export class SpacesQueries {
     em: EntityManager,
     space: { id: string; name: string; slug: string; description: string | null; createdBy: string },
     eventRow: string,
-  ): Promise<SpaceRow | null> {
-    const rows = (await em.query(
-      `WITH s AS (
-         INSERT INTO spaces (id, name, slug, description, created_by) VALUES ($1, $2, $3, $4, $5)
+    claim?: { sql: string; params: unknown[] },
+  ): Promise<{ row: SpaceRow | null; claimed: boolean }> {
+    const params = [space.id, space.name, space.slug, space.description, space.createdBy, eventRow];
+    // With a claim (an idempotency key's, parameters from $7), the space goes in only if the claim did.
+    const [first, claimed] = claim
+      ? [
+          `WITH claim AS (${claim.sql}), s AS (
+           INSERT INTO spaces (id, name, slug, description, created_by)
+           SELECT $1::uuid, $2::text, $3::text, $4::text, $5::uuid WHERE EXISTS (SELECT 1 FROM claim)`,
+          `EXISTS (SELECT 1 FROM claim)`,
+        ]
+      : [
+          `WITH s AS (
+           INSERT INTO spaces (id, name, slug, description, created_by) VALUES ($1, $2, $3, $4, $5)`,
+          'true',
+        ];
+    const [row] = (await em.query(
+      `${first}
          ON CONFLICT (slug) DO NOTHING
          RETURNING id, name, slug, description, features, created_by, created_at, updated_at
        ), m AS (
@@ -69,10 +83,11 @@ export class SpacesQueries {
          SELECT e->>'type', (e->>'space_id')::uuid, (e->>'actor_id')::uuid, e->'payload'
            FROM s, (SELECT $6::jsonb AS e) event
        )
-       SELECT * FROM s`,
-      [space.id, space.name, space.slug, space.description, space.createdBy, eventRow],
-    )) as SpaceRow[];
-    return rows[0] ?? null;
+       SELECT ${claimed} AS claimed, s.* FROM (SELECT 1) one LEFT JOIN s ON true`,
+      claim ? [...params, ...claim.params] : params,
+    )) as (SpaceRow & { claimed: boolean; id: string | null })[];
+    const { claimed: ran, ...inserted } = row;
+    return { row: inserted.id === null ? null : inserted, claimed: ran };
   }
 
   /** Which of `userIds` are members of the space. */

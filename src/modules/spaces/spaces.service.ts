@@ -7,6 +7,7 @@ import { Conflict, ValidationFailed } from '../../common/errors/domain-error';
 import type { Page } from '../../common/http/page.dto';
 import type { SpaceAccess, SpaceRoleName } from '../../common/permissions/space-access.port';
 import { jsonValue } from '../../database/json-column';
+import { RequestTransactions } from '../../database/request-transaction';
 import { TransactionRunner } from '../../database/transaction.runner';
 import { AuditService } from '../../platform/audit/audit.service';
 import { OutboxService } from '../../platform/outbox/outbox.service';
@@ -64,7 +65,9 @@ export class SpacesService {
     slug: string,
   ): Promise<SpaceResponse | null> {
     const id = randomUUID();
-    const row = await this.queries.insertSpace(
+    // A pending Idempotency-Key claim goes into the same statement (no commit of its own); the first attempt takes it.
+    const claim = RequestTransactions.inline(actor, 7);
+    const { row, claimed } = await this.queries.insertSpace(
       em,
       { id, name: dto.name, slug, description: dto.description ?? null, createdBy: actor.userId },
       this.outbox.row({
@@ -73,7 +76,9 @@ export class SpacesService {
         actorId: actor.userId,
         data: { space_id: id, name: dto.name, slug },
       }),
+      claim,
     );
+    await claim?.settle(claimed);
     if (!row) return null;
     this.outbox.written(em);
     return toSpaceResponse(

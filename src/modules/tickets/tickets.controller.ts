@@ -21,6 +21,7 @@ import {
   UpdateTicketDto,
 } from './dto/ticket.dto';
 import { TicketsService } from './tickets.service';
+import { ClaimsInTransaction } from '../../platform/idempotency/claims-in-transaction.decorator';
 
 @ApiTags('Issue tracker')
 @Controller('issues/tickets')
@@ -28,6 +29,7 @@ export class TicketsController {
   constructor(private readonly tickets: TicketsService) {}
 
   @Post()
+  @ClaimsInTransaction()
   @Authenticated()
   @ApiOperation({
     operationId: 'createTicket',

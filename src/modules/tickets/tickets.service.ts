@@ -38,6 +38,9 @@ export interface AuthorizedTicket {
   access: SpaceAccess;
 }
 
+/** The columns a ticket update may change. */
+type TicketField = 'title' | 'description' | 'status' | 'priority' | 'assigneeId' | 'productId';
+
 /**
  * The issue tracker of docs/decisions.md#issue-tracker. Tickets live in a space; routes
  * are not under `{slug}`, so each use case checks the caller's role in the
@@ -85,8 +88,9 @@ export class TicketsService {
         data: ticketEventData(ticket),
       });
       if (ticket.assigneeId) await this.notifyAssigned(em, actor, ticket);
-      return this.respond(em, ticket);
-    });
+      // A new ticket is linked to no incident yet.
+      return this.respond(em, ticket, false);
+    }, actor);
   }
 
   async list(actor: Actor, query: ListTicketsQuery): Promise<Page<TicketResponse>> {
@@ -134,9 +138,11 @@ export class TicketsService {
         throw new TicketMoveForbidden(ticket.status, dto.status);
       }
       const changed: string[] = [];
-      const assign = <K extends keyof Ticket>(key: K, value: Ticket[K] | undefined, field: string) => {
+      const patch: Partial<Pick<Ticket, TicketField>> = {};
+      const assign = <K extends TicketField>(key: K, value: Ticket[K] | undefined, field: string) => {
         if (value === undefined || ticket[key] === value) return;
         ticket[key] = value;
+        patch[key] = value;
         changed.push(field);
       };
       const previousAssignee = ticket.assigneeId;
@@ -148,7 +154,8 @@ export class TicketsService {
       assign('productId', dto.product_id, 'product_id');
       if (changed.length) {
         ticket.updatedAt = new Date();
-        await em.getRepository(Ticket).save(ticket);
+        // The changed columns only: `save` would read the locked row again to find them.
+        await em.getRepository(Ticket).update(ticket.id, { ...patch, updatedAt: ticket.updatedAt });
         await this.outbox.append(em, {
           type: 'ticket.updated',
           spaceId: ticket.spaceId,
@@ -359,19 +366,20 @@ export class TicketsService {
     return new Map(users.map((u) => [u.id, u]));
   }
 
-  private async respond(em: EntityManager, ticket: Ticket): Promise<TicketResponse> {
-    const [response] = await this.respondMany(em, [ticket]);
+  private async respond(em: EntityManager, ticket: Ticket, linked = true): Promise<TicketResponse> {
+    const [response] = await this.respondMany(em, [ticket], linked);
     return response;
   }
 
-  private async respondMany(em: EntityManager, tickets: Ticket[]): Promise<TicketResponse[]> {
+  /** `linked` false: the tickets have no incident link (skips reading them). */
+  private async respondMany(em: EntityManager, tickets: Ticket[], linked = true): Promise<TicketResponse[]> {
     if (!tickets.length) return [];
     const ids = tickets.map((t) => t.id);
     const users = await this.usersById(
       em,
       tickets.flatMap((t) => (t.assigneeId ? [t.reporterId, t.assigneeId] : [t.reporterId])),
     );
-    const links = await this.queries.incidentLinks(em, ids);
+    const links = linked ? await this.queries.incidentLinks(em, ids) : [];
     const byTicket = new Map<string, string[]>();
     for (const link of links)
       byTicket.set(link.ticket_id, [...(byTicket.get(link.ticket_id) ?? []), link.incident_id]);

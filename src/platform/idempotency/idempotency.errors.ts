@@ -1,3 +1,4 @@
+import type { StoredResponse } from './idempotency.store';
 import { DomainError, ValidationFailed } from '../../common/errors/domain-error';
 
 export class IdempotencyKeyInvalid extends ValidationFailed {
@@ -35,5 +36,16 @@ export class IdempotencyKeyInUse extends DomainError {
       { code: 'idempotency_key_in_use' },
       { 'Retry-After': '1' },
     );
+  }
+}
+
+/**
+ * Thrown by a claim made inside the request's transaction when the key
+ * already holds this request's answer: the transaction rolls back (nothing
+ * was written) and IdempotencyInterceptor sends the stored response.
+ */
+export class IdempotentReplay extends Error {
+  constructor(readonly response: StoredResponse) {
+    super('Idempotent replay');
   }
 }

@@ -1,8 +1,14 @@
 import { CallHandler, ExecutionContext, Injectable, Logger, NestInterceptor } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import { from, Observable, of, switchMap, finalize } from 'rxjs';
+import { randomUUID } from 'node:crypto';
+import { Reflector } from '@nestjs/core';
+import { catchError, finalize, from, map, mergeMap, Observable, of, switchMap, throwError } from 'rxjs';
+import type { Actor } from '../../common/auth/actor';
+import { DomainError } from '../../common/errors/domain-error';
+import { RequestTransactions } from '../../database/request-transaction';
+import { CLAIMS_IN_TRANSACTION } from './claims-in-transaction.decorator';
 import { parseIdempotencyKey, requestFingerprint } from './idempotency-key';
-import { IdempotencyKeyInvalid } from './idempotency.errors';
+import { IdempotencyKeyInvalid, IdempotentReplay } from './idempotency.errors';
 import { IdempotencyStore, StoredResponse } from './idempotency.store';
 
 /** Responses larger than this are not kept: the key is released and a retry runs again. */
@@ -41,7 +47,10 @@ type EndArgs = [chunk?: unknown, encoding?: unknown, callback?: unknown];
 export class IdempotencyInterceptor implements NestInterceptor {
   private readonly logger = new Logger(IdempotencyInterceptor.name);
 
-  constructor(private readonly store: IdempotencyStore) {}
+  constructor(
+    private readonly store: IdempotencyStore,
+    private readonly reflector: Reflector,
+  ) {}
 
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
     if (context.getType() !== 'http') return next.handle();
@@ -56,6 +65,9 @@ export class IdempotencyInterceptor implements NestInterceptor {
     }
     const response = context.switchToHttp().getResponse<Response>();
     const fingerprint = requestFingerprint(request.method, request.originalUrl, request.body);
+    if (this.reflector.get<boolean | undefined>(CLAIMS_IN_TRANSACTION, context.getHandler())) {
+      return this.claimInTransaction(request.actor as Actor, response, scope, key, fingerprint, next);
+    }
     return from(this.store.claim(scope, key, fingerprint)).pipe(
       switchMap((claim) => {
         if (claim.kind === 'replay') return of(this.replay(claim.response));
@@ -76,6 +88,93 @@ export class IdempotencyInterceptor implements NestInterceptor {
               void this.store.release(scope, key, claim.token).catch(this.warn);
           }),
         );
+      }),
+    );
+  }
+
+  /**
+   * A `@ClaimsInTransaction()` route: the claim is left for the request's
+   * first transaction (request-transaction.ts), whose service passes the
+   * actor to TransactionRunner.run, and commits with its writes. A handler
+   * that ends without such a transaction having committed (it failed before
+   * or inside it, or wrote nothing) claims the key then, on its own, before
+   * its answer is sent: it changed nothing, so when the key already holds an
+   * answer that answer is sent instead, as an up-front claim would have.
+   */
+  private claimInTransaction(
+    actor: Actor,
+    response: Response,
+    scope: string,
+    key: string,
+    fingerprint: string,
+    next: CallHandler,
+  ): Observable<unknown> {
+    let token: string = randomUUID();
+    // pending: nothing of this request's is in the table; committed: its claim is; refused: another request holds the key.
+    let state: 'pending' | 'committed' | 'refused' = 'pending';
+    RequestTransactions.attach(actor, {
+      run: async (em) => {
+        try {
+          await this.store.claimWithin(em, scope, key, fingerprint, token);
+        } catch (error) {
+          if (error instanceof DomainError || error instanceof IdempotentReplay) state = 'refused';
+          throw error;
+        }
+      },
+      committed: () => {
+        state = 'committed';
+        this.store.hold(scope, key, token);
+      },
+      inline: (from) => ({
+        ...this.store.claimStatement(scope, key, fingerprint, token, from),
+        settle: async (ran) => {
+          if (ran) {
+            state = 'committed';
+            this.store.hold(scope, key, token);
+            return;
+          }
+          state = 'refused';
+          await this.store.refuse(scope, key, fingerprint);
+        },
+      }),
+    });
+    const claimLate = async (): Promise<StoredResponse | null> => {
+      RequestTransactions.detach(actor);
+      state = 'refused';
+      const claim = await this.store.claim(scope, key, fingerprint);
+      if (claim.kind === 'replay') return claim.response;
+      token = claim.token;
+      state = 'committed';
+      return null;
+    };
+    let handled = false;
+    const release = () => {
+      if (state === 'committed') void this.store.release(scope, key, token).catch(this.warn);
+    };
+    const done = this.capture(response, (stored) => {
+      if (state !== 'committed') return Promise.resolve();
+      return stored ? this.store.complete(scope, key, token, stored) : this.store.release(scope, key, token);
+    });
+    response.once('close', () => {
+      if (handled && !done()) release();
+    });
+    return next.handle().pipe(
+      mergeMap((value: unknown) =>
+        state !== 'pending'
+          ? of(value)
+          : from(claimLate()).pipe(map((kept) => (kept ? this.replay(kept) : value))),
+      ),
+      catchError((error: unknown) => {
+        if (error instanceof IdempotentReplay) return of(this.replay(error.response));
+        if (state !== 'pending') return throwError(() => error);
+        return from(claimLate()).pipe(
+          mergeMap((kept) => (kept ? of(this.replay(kept)) : throwError(() => error))),
+        );
+      }),
+      finalize(() => {
+        handled = true;
+        RequestTransactions.detach(actor);
+        if (response.destroyed && !done()) release();
       }),
     );
   }

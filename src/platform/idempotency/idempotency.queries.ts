@@ -9,6 +9,25 @@ export interface KeyRow {
 }
 
 /**
+ * The claim (parameters scope, key, fingerprint, token, lease seconds,
+ * retention hours, numbered from `from`): takes the key when it is new,
+ * expired, or abandoned by a dead process mid-request (same request only).
+ */
+function claimSql(from: number): string {
+  const p = (i: number) => `$${from + i}`;
+  return `INSERT INTO idempotency_keys (scope, key, fingerprint, status, claim_token, locked_until, expires_at)
+     VALUES (${p(0)}, ${p(1)}, ${p(2)}, 'running', ${p(3)}, now() + make_interval(secs => ${p(4)}), now() + make_interval(hours => ${p(5)}))
+     ON CONFLICT (scope, key) DO UPDATE
+        SET fingerprint = EXCLUDED.fingerprint, status = 'running', claim_token = EXCLUDED.claim_token,
+            locked_until = EXCLUDED.locked_until, response_status = NULL, response_sealed = NULL,
+            created_at = now(), expires_at = EXCLUDED.expires_at
+      WHERE idempotency_keys.expires_at <= now()
+         OR (idempotency_keys.status = 'running' AND idempotency_keys.locked_until < now()
+             AND idempotency_keys.fingerprint = EXCLUDED.fingerprint)
+     RETURNING claim_token`;
+}
+
+/**
  * The idempotency-key statements, in raw SQL rather than the repository API:
  * a claim is one `INSERT ... ON CONFLICT DO UPDATE ... WHERE ... RETURNING`
  * (exactly one of two racing requests wins, which a read-then-write could
@@ -32,19 +51,26 @@ export class IdempotencyQueries {
     leaseSeconds: number,
     retentionHours: number,
   ): Promise<{ claim_token: string }[]> {
-    return (await em.query(
-      `INSERT INTO idempotency_keys (scope, key, fingerprint, status, claim_token, locked_until, expires_at)
-         VALUES ($1, $2, $3, 'running', $4, now() + make_interval(secs => $5), now() + make_interval(hours => $6))
-         ON CONFLICT (scope, key) DO UPDATE
-            SET fingerprint = EXCLUDED.fingerprint, status = 'running', claim_token = EXCLUDED.claim_token,
-                locked_until = EXCLUDED.locked_until, response_status = NULL, response_sealed = NULL,
-                created_at = now(), expires_at = EXCLUDED.expires_at
-          WHERE idempotency_keys.expires_at <= now()
-             OR (idempotency_keys.status = 'running' AND idempotency_keys.locked_until < now()
-                 AND idempotency_keys.fingerprint = EXCLUDED.fingerprint)
-         RETURNING claim_token`,
-      [scope, key, fingerprint, token, leaseSeconds, retentionHours],
-    )) as { claim_token: string }[];
+    return (await em.query(claimSql(1), [scope, key, fingerprint, token, leaseSeconds, retentionHours])) as {
+      claim_token: string;
+    }[];
+  }
+
+  /**
+   * The claim as a data-modifying CTE body for another module's one-statement
+   * write (its parameters numbered from `from`): it returns the claim token
+   * when the key was taken.
+   */
+  claimStatement(
+    from: number,
+    scope: string,
+    key: string,
+    fingerprint: string,
+    token: string,
+    leaseSeconds: number,
+    retentionHours: number,
+  ): { sql: string; params: unknown[] } {
+    return { sql: claimSql(from), params: [scope, key, fingerprint, token, leaseSeconds, retentionHours] };
   }
 
   /** The live (unexpired) key, if any. */

@@ -7,11 +7,11 @@ import {
   OnModuleInit,
 } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
 import { SecretBox } from '../crypto/secret-box.service';
 import { JobRunner } from '../jobs/job-runner.service';
 import { renewalIntervalMs } from '../jobs/lease';
-import { IdempotencyKeyInUse, IdempotencyKeyReused } from './idempotency.errors';
+import { IdempotencyKeyInUse, IdempotencyKeyReused, IdempotentReplay } from './idempotency.errors';
 import { IdempotencyQueries } from './idempotency.queries';
 
 /** How long a key replays its first response (the draft's and Stripe's 24 hours). */
@@ -73,12 +73,79 @@ export class IdempotencyStore implements OnModuleInit, OnApplicationBootstrap, B
 
   /** Claims `key` for a request, or answers the stored response; throws 422 (other request) or 409 (still running). */
   async claim(scope: string, key: string, fingerprint: string): Promise<Claim> {
+    // Outside any transaction: on the DataSource's manager, in a commit of its own.
+    const claim = await this.claimOn(this.dataSource.manager, scope, key, fingerprint, randomUUID());
+    if (claim.kind === 'claimed') this.hold(scope, key, claim.token);
+    return claim;
+  }
+
+  /**
+   * The claim as the first statement of the request's transaction (`em`), with
+   * `token`: it commits with the request's writes or rolls back with them, so
+   * it costs no commit of its own. Until that transaction ends, a racing claim
+   * of the key waits on the uncommitted row, then sees it taken (or free again
+   * after a rollback). Throws 422, 409, or IdempotentReplay when the key is taken;
+   * call `hold` once the transaction has committed.
+   */
+  async claimWithin(
+    em: EntityManager,
+    scope: string,
+    key: string,
+    fingerprint: string,
+    token: string,
+  ): Promise<void> {
+    const claim = await this.claimOn(em, scope, key, fingerprint, token);
+    if (claim.kind === 'replay') throw new IdempotentReplay(claim.response);
+  }
+
+  /** Renews the lease of a committed claim while its request runs. */
+  hold(scope: string, key: string, token: string): void {
+    this.held.set(token, { scope, key, token });
+  }
+
+  /**
+   * The claim as a CTE for a write that is one autocommit statement (its
+   * parameters numbered from `from`); then `refuse` when it returned no row.
+   */
+  claimStatement(
+    scope: string,
+    key: string,
+    fingerprint: string,
+    token: string,
+    from: number,
+  ): { sql: string; params: unknown[] } {
+    return this.queries.claimStatement(
+      from,
+      scope,
+      key,
+      fingerprint,
+      token,
+      LEASE_MS / 1000,
+      KEY_RETENTION_HOURS,
+    );
+  }
+
+  /**
+   * After a claim made in another statement found the key taken: throws 422,
+   * 409, or IdempotentReplay. A key gone since (released) answers 409: the
+   * client retries it as new.
+   */
+  async refuse(scope: string, key: string, fingerprint: string): Promise<never> {
+    const taken = await this.taken(this.dataSource.manager, scope, key, fingerprint);
+    if (taken && taken.kind === 'replay') throw new IdempotentReplay(taken.response);
+    throw new IdempotencyKeyInUse();
+  }
+
+  private async claimOn(
+    em: EntityManager,
+    scope: string,
+    key: string,
+    fingerprint: string,
+    token: string,
+  ): Promise<Claim> {
     for (let attempt = 1; ; attempt++) {
-      const token = randomUUID();
-      // Takes the key when it is new, expired, or abandoned by a dead process mid-request (same request only).
-      // Outside any transaction: on the DataSource's manager.
       const claimed = await this.queries.claim(
-        this.dataSource.manager,
+        em,
         scope,
         key,
         fingerprint,
@@ -86,30 +153,39 @@ export class IdempotencyStore implements OnModuleInit, OnApplicationBootstrap, B
         LEASE_MS / 1000,
         KEY_RETENTION_HOURS,
       );
-      if (claimed.length) {
-        this.held.set(token, { scope, key, token });
-        return { kind: 'claimed', token };
-      }
-      const row = await this.queries.live(this.dataSource.manager, scope, key);
+      if (claimed.length) return { kind: 'claimed', token };
+      const taken = await this.taken(em, scope, key, fingerprint);
       // Gone (expired or released) between the two statements: claim again.
-      if (!row && attempt < CLAIM_TRIES) continue;
-      if (!row || row.fingerprint !== fingerprint) throw new IdempotencyKeyReused();
-      if (row.status === 'running' || row.response_status === null || row.response_sealed === null) {
-        throw new IdempotencyKeyInUse();
-      }
-      const kept = JSON.parse(this.secrets.open(row.response_sealed, sealContext(scope, key))) as {
-        headers: Record<string, string | string[]>;
-        body: string;
-      };
-      return {
-        kind: 'replay',
-        response: {
-          status: row.response_status,
-          headers: kept.headers,
-          body: Buffer.from(kept.body, 'base64'),
-        },
-      };
+      if (taken) return taken;
+      if (attempt >= CLAIM_TRIES) throw new IdempotencyKeyReused();
     }
+  }
+
+  /** What a request finds under a key it could not claim: throws 422 or 409, answers the replay; null when gone. */
+  private async taken(
+    em: EntityManager,
+    scope: string,
+    key: string,
+    fingerprint: string,
+  ): Promise<Claim | null> {
+    const row = await this.queries.live(em, scope, key);
+    if (!row) return null;
+    if (row.fingerprint !== fingerprint) throw new IdempotencyKeyReused();
+    if (row.status === 'running' || row.response_status === null || row.response_sealed === null) {
+      throw new IdempotencyKeyInUse();
+    }
+    const kept = JSON.parse(this.secrets.open(row.response_sealed, sealContext(scope, key))) as {
+      headers: Record<string, string | string[]>;
+      body: string;
+    };
+    return {
+      kind: 'replay',
+      response: {
+        status: row.response_status,
+        headers: kept.headers,
+        body: Buffer.from(kept.body, 'base64'),
+      },
+    };
   }
 
   /** Keeps the response for replays; a no-op when the claim was lost meanwhile. */

@@ -4,8 +4,6 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { Client } from 'pg';
 import { DataSource, EntityManager, EntitySubscriberInterface, TransactionCommitEvent } from 'typeorm';
 import { APP_CONFIG, AppConfig } from '../../config/app.config';
-import { InstanceContext } from '../../database/instance-context';
-import { DEFAULT_INSTANCE_ID } from '../../database/instance-ids';
 
 const CHANNEL = 'verity_wakeup';
 /** Waits between attempts to listen again after the listening connection was lost: doubling, capped. */
@@ -126,17 +124,6 @@ export class Wakeup implements OnModuleInit, OnApplicationShutdown, EntitySubscr
       return;
     }
     this.send(topic);
-  }
-
-  /**
-   * A topic the deployment database announces itself on commit (a trigger's
-   * NOTIFY, e.g. `outbox`): only work on another instance's database, or a
-   * process with no listening connection (the embedded database), still needs
-   * the signal sent.
-   */
-  announced(em: EntityManager | null, topic: string): void {
-    if (this.listener && InstanceContext.instanceId() === DEFAULT_INSTANCE_ID) return;
-    this.signal(em, topic);
   }
 
   on(topic: string, listener: () => void): () => void {

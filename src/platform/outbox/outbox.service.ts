@@ -5,7 +5,11 @@ import { jsonValue } from '../../database/json-column';
 import { OutboxEvent } from './entities/outbox-event.entity';
 import { DomainEvent, DomainEventType } from './event-map';
 
-/** Dispatchers are woken by the outbox_events insert trigger's NOTIFY (once per transaction, on commit). */
+/**
+ * Dispatchers are woken after the writing transaction commits (Wakeup.signal: one NOTIFY on the
+ * listening connection for all topics signalled meanwhile), not by a NOTIFY inside it: a transaction
+ * that NOTIFYs holds PostgreSQL's notification-queue lock through its commit, serializing writers.
+ */
 @Injectable()
 export class OutboxService {
   constructor(private readonly wakeup: Wakeup) {}
@@ -18,7 +22,7 @@ export class OutboxService {
       actorId: event.actorId ?? null,
       payload: jsonValue(event.data as Record<string, unknown>),
     });
-    this.wakeup.announced(em, 'outbox');
+    this.wakeup.signal(em, 'outbox');
   }
 
   /**
@@ -34,9 +38,9 @@ export class OutboxService {
     });
   }
 
-  /** After a statement of the caller's inserted an event (see `row`): wakes the dispatchers where no trigger does. */
+  /** After a statement of the caller's inserted an event (see `row`): wakes the dispatchers once it commits. */
   written(em: EntityManager | null): void {
-    this.wakeup.announced(em, 'outbox');
+    this.wakeup.signal(em, 'outbox');
   }
 
   /** Records many events in one statement (a recomputation can change thousands of memberships). */
@@ -57,6 +61,6 @@ export class OutboxService {
         ),
       ],
     );
-    this.wakeup.announced(em, 'outbox');
+    this.wakeup.signal(em, 'outbox');
   }
 }
