@@ -86,8 +86,8 @@ async function run() {
       [me.id],
     );
     await client.query(
-      `INSERT INTO notification_counters (user_id, type, unread, total)
-       SELECT user_id, type, count(*) FILTER (WHERE NOT read), count(*) FROM notifications WHERE user_id = $1 GROUP BY user_id, type`,
+      `INSERT INTO notification_counters (user_id, type, shard, unread, total)
+       SELECT user_id, type, 0, count(*) FILTER (WHERE NOT read), count(*) FROM notifications WHERE user_id = $1 GROUP BY user_id, type`,
       [me.id],
     );
     await client.query('ANALYZE');

@@ -70,8 +70,8 @@ async function seed(client, spaceId, userId) {
     [userId, ROWS],
   );
   await client.query(
-    `INSERT INTO notification_counters (user_id, type, unread, total)
-     SELECT user_id, type, count(*) FILTER (WHERE NOT read), count(*) FROM notifications WHERE user_id = $1 GROUP BY user_id, type
+    `INSERT INTO notification_counters (user_id, type, shard, unread, total)
+     SELECT user_id, type, 0, count(*) FILTER (WHERE NOT read), count(*) FROM notifications WHERE user_id = $1 GROUP BY user_id, type
      ON CONFLICT DO NOTHING`,
     [userId],
   );

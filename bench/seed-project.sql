@@ -163,8 +163,9 @@ FROM (
 ) AS n;
 
 DELETE FROM notification_counters WHERE user_id = :'bench_id';
-INSERT INTO notification_counters (user_id, type, unread, total)
-SELECT user_id, type, count(*) FILTER (WHERE NOT read), count(*) FROM notifications
+-- notification_counters is sharded too: the seeded counts are each type's shard 0.
+INSERT INTO notification_counters (user_id, type, shard, unread, total)
+SELECT user_id, type, 0, count(*) FILTER (WHERE NOT read), count(*) FROM notifications
 WHERE user_id = :'bench_id' GROUP BY user_id, type;
 
 -- ------------------------------------------------------------ incidents ----
