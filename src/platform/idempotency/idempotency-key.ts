@@ -27,3 +27,10 @@ export function requestFingerprint(method: string, url: string, body: unknown): 
     .update(`${method.toUpperCase()}\n${url}\n${canonicalJson(body)}`)
     .digest('hex');
 }
+
+/** What a replay sends back: the first response's status, kept headers and body bytes. */
+export interface StoredResponse {
+  status: number;
+  headers: Record<string, string | string[]>;
+  body: Buffer;
+}

@@ -1,4 +1,4 @@
-import type { StoredResponse } from './idempotency.store';
+import type { StoredResponse } from './idempotency-key';
 import { DomainError, ValidationFailed } from '../../common/errors/domain-error';
 
 export class IdempotencyKeyInvalid extends ValidationFailed {

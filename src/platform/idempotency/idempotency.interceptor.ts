@@ -7,9 +7,9 @@ import type { Actor } from '../../common/auth/actor';
 import { DomainError } from '../../common/errors/domain-error';
 import { RequestTransactions } from '../../database/request-transaction';
 import { CLAIMS_IN_TRANSACTION } from './claims-in-transaction.decorator';
-import { parseIdempotencyKey, requestFingerprint } from './idempotency-key';
+import { parseIdempotencyKey, requestFingerprint, type StoredResponse } from './idempotency-key';
 import { IdempotencyKeyInvalid, IdempotentReplay } from './idempotency.errors';
-import { IdempotencyStore, StoredResponse } from './idempotency.store';
+import { IdempotencyStore } from './idempotency.store';
 
 /** Responses larger than this are not kept: the key is released and a retry runs again. */
 export const MAX_STORED_RESPONSE_BYTES = 256 * 1024;

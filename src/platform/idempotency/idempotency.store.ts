@@ -13,6 +13,7 @@ import { JobRunner } from '../jobs/job-runner.service';
 import { renewalIntervalMs } from '../jobs/lease';
 import { IdempotencyKeyInUse, IdempotencyKeyReused, IdempotentReplay } from './idempotency.errors';
 import { IdempotencyQueries } from './idempotency.queries';
+import type { StoredResponse } from './idempotency-key';
 
 /** How long a key replays its first response (the draft's and Stripe's 24 hours). */
 export const KEY_RETENTION_HOURS = 24;
@@ -20,13 +21,6 @@ export const KEY_RETENTION_HOURS = 24;
 const LEASE_MS = 30_000;
 const SWEEP_JOB = 'platform.idempotency-sweep';
 const CLAIM_TRIES = 3;
-
-/** What a replay sends back: the first response's status, kept headers and body bytes. */
-export interface StoredResponse {
-  status: number;
-  headers: Record<string, string | string[]>;
-  body: Buffer;
-}
 
 export type Claim = { kind: 'claimed'; token: string } | { kind: 'replay'; response: StoredResponse };
 
