@@ -6,7 +6,8 @@ export const ACCESS_POLICY = 'verity:access-policy';
 
 export type AccessPolicy =
   | { kind: 'public'; ignoresCaller?: boolean }
-  | { kind: 'authenticated' }
+  /** `withOwnUser`: the credential's query also fetches the caller's own user row (see OwnUserRow). */
+  | { kind: 'authenticated'; withOwnUser?: boolean }
   | { kind: 'superadmin' }
   /** SCIM provisioning: a SCIM token, checked by the SCIM module's own guard, never a user credential. */
   | { kind: 'scim' }

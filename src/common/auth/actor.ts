@@ -19,3 +19,11 @@ export interface Actor {
   /** The instance the credential is for (the token's `ins`, or the API key's instance). */
   instanceId: string;
 }
+
+/**
+ * The caller's own user row when the authentication query fetched it along
+ * (`@Authenticated({ withOwnUser: true })`): the users module's own-user
+ * columns, named as its entity's properties. Typed loosely here because
+ * common/ knows no module's entities; the users module reads it.
+ */
+export type OwnUserRow = Record<string, unknown>;

@@ -28,6 +28,7 @@ export class AuthenticationGuard extends AuthGuard(AUTH_STRATEGIES) {
     // A SCIM token is no user credential: the SCIM guard checks it.
     if (policy?.kind === 'scim') return true;
     if (policy?.kind === 'space') request.spaceKeyToPrefetch = String(request.params.slug ?? '');
+    if (policy?.kind === 'authenticated' && policy.withOwnUser) request.ownUserToPrefetch = true;
     try {
       await super.canActivate(context);
     } catch {

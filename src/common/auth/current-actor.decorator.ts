@@ -1,7 +1,7 @@
 import { createParamDecorator, ExecutionContext } from '@nestjs/common';
 import type { Request } from 'express';
 import { Unauthorized } from '../errors/domain-error';
-import type { Actor } from './actor';
+import type { Actor, OwnUserRow } from './actor';
 
 /** The authenticated caller of this request. */
 export const CurrentActor = createParamDecorator((_data: unknown, context: ExecutionContext): Actor => {
@@ -14,6 +14,12 @@ export const CurrentActor = createParamDecorator((_data: unknown, context: Execu
 export const OptionalActor = createParamDecorator(
   (_data: unknown, context: ExecutionContext): Actor | undefined =>
     context.switchToHttp().getRequest<Request>().actor,
+);
+
+/** The caller's own user row if the authentication query fetched it (`@Authenticated({ withOwnUser: true })`). */
+export const PrefetchedOwnUser = createParamDecorator(
+  (_data: unknown, context: ExecutionContext): OwnUserRow | undefined =>
+    context.switchToHttp().getRequest<Request>().prefetchedOwnUser,
 );
 
 /** Client address and user agent, for sessions and the audit log. */

@@ -1,4 +1,4 @@
-import type { Actor } from '../auth/actor';
+import type { Actor, OwnUserRow } from '../auth/actor';
 import type { PrefetchedSpace, SpaceAccess } from '../permissions/space-access.port';
 
 declare global {
@@ -14,6 +14,10 @@ declare global {
       spaceKeyToPrefetch?: string;
       /** What the authentication query fetched of that space, for SpaceRoleGuard. */
       prefetchedSpace?: PrefetchedSpace;
+      /** On an `@Authenticated({ withOwnUser: true })` route: the authentication query should fetch the caller's row. */
+      ownUserToPrefetch?: boolean;
+      /** The caller's own user row, when the authentication query fetched it (a session's JWT; not an API key). */
+      prefetchedOwnUser?: OwnUserRow;
       /** On a SCIM route: the SCIM token that authenticated the request. */
       scimTokenId?: string;
     }

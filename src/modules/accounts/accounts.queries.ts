@@ -2,9 +2,14 @@ import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { DEFAULT_INSTANCE_ID } from '../../database/instance-ids';
 import type { PreparedQueries } from '../../database/prepared-queries.runner';
+import { ownUserColumns } from '../users/users.contract';
+
+/** Prefix of the own-user columns the session check can fetch along (`@Authenticated({ withOwnUser: true })`). */
+export const OWN_USER_PREFIX = 'own.';
+const OWN_USER_SELECT = ownUserColumns('u', OWN_USER_PREFIX);
 
 // The user must still reach the session's instance: removing a member ends their tokens for it at once.
-const SESSION_SQL = `SELECT u.email, u.is_superadmin, s.impersonator_id, s.instance_id%SPACE%
+const SESSION_SQL = `SELECT u.email, u.is_superadmin, s.impersonator_id, s.instance_id%OWN%%SPACE%
    FROM sessions s JOIN users u ON u.id = s.user_id
   WHERE s.id = $1 AND s.user_id = $2 AND s.revoked_at IS NULL AND s.expires_at > now() AND u.is_active
     AND (s.instance_id = '${DEFAULT_INSTANCE_ID}' OR u.is_superadmin
@@ -29,17 +34,19 @@ export class AccountsQueries {
   /**
    * The live session `sessionId` of `userId`, with its user; `space` adds the
    * space-prefetch column (its SQL from SpaceAccessPort.prefetchSql, its key
-   * bound as $3).
+   * bound as $3); `withOwnUser` adds the user's own-user columns, named
+   * `OWN_USER_PREFIX<property>` (users.contract.ts).
    */
   liveSession<Row>(
     prepared: PreparedQueries,
     sessionId: string,
     userId: string,
     space?: { sql: string; key: string },
+    withOwnUser = false,
   ): Promise<Row[]> {
-    if (!space)
-      return prepared.queryOutsideTransaction<Row>(SESSION_SQL.replace('%SPACE%', ''), [sessionId, userId]);
-    return prepared.queryOutsideTransaction<Row>(SESSION_SQL.replace('%SPACE%', `, ${space.sql} AS space`), [
+    const sql = SESSION_SQL.replace('%OWN%', withOwnUser ? `, ${OWN_USER_SELECT}` : '');
+    if (!space) return prepared.queryOutsideTransaction<Row>(sql.replace('%SPACE%', ''), [sessionId, userId]);
+    return prepared.queryOutsideTransaction<Row>(sql.replace('%SPACE%', `, ${space.sql} AS space`), [
       sessionId,
       userId,
       space.key,

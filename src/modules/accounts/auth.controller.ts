@@ -21,9 +21,15 @@ import {
   ApiTags,
 } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
-import type { Actor } from '../../common/auth/actor';
+import type { Actor, OwnUserRow } from '../../common/auth/actor';
 import { Authenticated } from '../../common/auth/authenticated.decorator';
-import { Client, ClientInfo, CurrentActor, OptionalActor } from '../../common/auth/current-actor.decorator';
+import {
+  Client,
+  ClientInfo,
+  CurrentActor,
+  OptionalActor,
+  PrefetchedOwnUser,
+} from '../../common/auth/current-actor.decorator';
 import { Public } from '../../common/auth/public.decorator';
 import { Page, PageOf, PageQuery } from '../../common/http/page.dto';
 import { NoRateLimit } from '../../common/http/rate-limit.decorators';
@@ -138,15 +144,15 @@ export class AuthController {
   }
 
   @Get('me')
-  @Authenticated()
+  @Authenticated({ withOwnUser: true })
   @ApiOperation({
     operationId: 'getCurrentUser',
     summary: 'Get the signed-in user',
     description: 'The account the credential belongs to (under impersonation, the impersonated user).',
   })
   @ApiOkResponse({ type: UserResponse })
-  me(@CurrentActor() actor: Actor): Promise<UserResponse> {
-    return this.auth.me(actor);
+  me(@CurrentActor() actor: Actor, @PrefetchedOwnUser() own: OwnUserRow | undefined): Promise<UserResponse> {
+    return this.auth.me(actor, own);
   }
 
   @Patch('me')

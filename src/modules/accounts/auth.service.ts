@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import type { Actor } from '../../common/auth/actor';
+import type { Actor, OwnUserRow } from '../../common/auth/actor';
 import type { ClientInfo } from '../../common/auth/current-actor.decorator';
 import {
   BadRequest,
@@ -206,8 +206,8 @@ export class AuthService {
     });
   }
 
-  async me(actor: Actor): Promise<UserResponse> {
-    const user = await this.users.getOwnResponse(actor.userId);
+  async me(actor: Actor, prefetched?: OwnUserRow): Promise<UserResponse> {
+    const user = await this.users.getOwnResponse(actor.userId, prefetched);
     if (!user) throw new NotFound('user', actor.userId);
     return user;
   }

@@ -38,9 +38,14 @@ export class JwtStrategy extends PassportStrategy(Strategy, 'jwt') {
 
   async validate(request: Request, claims: AccessClaims): Promise<Actor | false> {
     if (claims.typ !== 'access' || !isUuid(claims.sid) || !isUuid(claims.sub)) return false;
-    const resolved = await this.sessions.resolveActor(claims, request.spaceKeyToPrefetch);
+    const resolved = await this.sessions.resolveActor(
+      claims,
+      request.spaceKeyToPrefetch,
+      request.ownUserToPrefetch,
+    );
     if (!resolved) return false;
     request.prefetchedSpace = resolved.space;
+    request.prefetchedOwnUser = resolved.ownUser;
     return resolved.actor;
   }
 }

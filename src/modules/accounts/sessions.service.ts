@@ -2,13 +2,13 @@ import { Injectable } from '@nestjs/common';
 import { JwtService } from '@nestjs/jwt';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
-import type { Actor } from '../../common/auth/actor';
+import type { Actor, OwnUserRow } from '../../common/auth/actor';
 import type { ClientInfo } from '../../common/auth/current-actor.decorator';
 import { PrefetchedSpace, SpaceAccessPort, SpaceAccessRow } from '../../common/permissions/space-access.port';
 import { DEFAULT_INSTANCE_ID } from '../../database/instance-ids';
 import { PreparedQueries } from '../../database/prepared-queries.runner';
 import { randomToken, tokenHash } from '../../platform/crypto/tokens';
-import { AccountsQueries } from './accounts.queries';
+import { AccountsQueries, OWN_USER_PREFIX } from './accounts.queries';
 import { RefreshToken } from './entities/refresh-token.entity';
 import { Session } from './entities/session.entity';
 
@@ -42,10 +42,20 @@ interface ActorRow {
   space?: SpaceAccessRow | null;
 }
 
-/** The caller behind a live session, and the `{slug}` space when one was asked for. */
+/** The caller behind a live session, the `{slug}` space and the caller's own row when they were asked for. */
 export interface ResolvedSession {
   actor: Actor;
   space?: PrefetchedSpace;
+  ownUser?: OwnUserRow;
+}
+
+/** The own-user columns of a session row, without their prefix. */
+function ownUserOf(row: Record<string, unknown>): OwnUserRow {
+  const own: OwnUserRow = {};
+  for (const [name, value] of Object.entries(row)) {
+    if (name.startsWith(OWN_USER_PREFIX)) own[name.slice(OWN_USER_PREFIX.length)] = value;
+  }
+  return own;
 }
 
 const inSeconds = (seconds: number) => new Date(Date.now() + seconds * 1000);
@@ -65,14 +75,24 @@ export class SessionsService {
    * The hot path of every authenticated request: one primary-key lookup
    * that checks the session is live and its user active.
    */
-  async resolveActor(claims: AccessClaims, spaceKey?: string): Promise<ResolvedSession | null> {
+  async resolveActor(
+    claims: AccessClaims,
+    spaceKey?: string,
+    withOwnUser = false,
+  ): Promise<ResolvedSession | null> {
     // The spaces of another instance are in its own database: its space guard looks there.
     const prefetch = spaceKey !== undefined && (claims.ins ?? DEFAULT_INSTANCE_ID) === DEFAULT_INSTANCE_ID;
     // A `{slug}` route: the space and the caller's role come along in the same round trip.
     const space = prefetch
       ? { sql: this.spaces.prefetchSql(spaceKey, '$3', 's.user_id'), key: spaceKey }
       : undefined;
-    const [row] = await this.queries.liveSession<ActorRow>(this.prepared, claims.sid, claims.sub, space);
+    const [row] = await this.queries.liveSession<ActorRow>(
+      this.prepared,
+      claims.sid,
+      claims.sub,
+      space,
+      withOwnUser,
+    );
     if (!row) return null;
     if ((row.impersonator_id ?? undefined) !== claims.act?.sub) return null;
     if ((claims.ins ?? DEFAULT_INSTANCE_ID) !== row.instance_id) return null;
@@ -87,7 +107,11 @@ export class SessionsService {
       impersonatorId: row.impersonator_id,
       instanceId: row.instance_id,
     };
-    return prefetch ? { actor, space: { key: spaceKey, row: row.space ?? null } } : { actor };
+    return {
+      actor,
+      ...(prefetch ? { space: { key: spaceKey, row: row.space ?? null } } : {}),
+      ...(withOwnUser ? { ownUser: ownUserOf(row as unknown as Record<string, unknown>) } : {}),
+    };
   }
 
   /** A new sign-in (or a switch to another instance): a session, its first refresh token and an access token. */

@@ -257,11 +257,11 @@ export class AiQueries {
    * How many logs match the list's filters, exactly, without counting a
    * million rows: the rollups (written by the same statement as each log,
    * so they agree with the logs at any snapshot) give the whole days, and
-   * only the two partial days are counted in the logs (ai_logs_created_idx,
-   * or the feature, provider or status index with created_at). The oldest
-   * day is partial because retention deletes the oldest logs first
-   * (deleteOldLogs): every day after it still has all its logs. Today is
-   * counted in full, as it grows. Each filter has its rollup column:
+   * only the oldest day is counted in the logs (ai_logs_created_idx, or the
+   * feature, provider or status index with created_at): it may be partial,
+   * because retention deletes the oldest logs first (deleteOldLogs), and
+   * every day after it still has all its logs, today included (its rollup
+   * grows in the statements that write its logs). Each filter has its rollup column:
    * provider and feature are keys, a status is a counter (success: the
    * calls that are none of the others).
    */
@@ -288,14 +288,11 @@ export class AiQueries {
     const rollups = rollupRules.length ? `AND ${rollupRules.join(' AND ')}` : '';
     const [row] = (await em.query(
       `WITH bounds AS (
-         SELECT d.first_day, ((d.first_day + 1)::timestamp AT TIME ZONE 'UTC') AS first_day_end,
-                (greatest(d.today, d.first_day + 1)::timestamp AT TIME ZONE 'UTC') AS last_day_start, d.today
-           FROM (SELECT (min(created_at) AT TIME ZONE 'UTC')::date AS first_day,
-                        (now() AT TIME ZONE 'UTC')::date AS today FROM ai_logs) d)
+         SELECT d.first_day, ((d.first_day + 1)::timestamp AT TIME ZONE 'UTC') AS first_day_end
+           FROM (SELECT (min(created_at) AT TIME ZONE 'UTC')::date AS first_day FROM ai_logs) d)
        SELECT (SELECT count(*) FROM ai_logs l WHERE l.created_at < b.first_day_end ${logs})
-            + (SELECT count(*) FROM ai_logs l WHERE l.created_at >= b.last_day_start ${logs})
             + (SELECT coalesce(sum(${calls}), 0) FROM ai_usage_daily u
-                WHERE u.day > b.first_day AND u.day < b.today ${rollups}) AS total
+                WHERE u.day > b.first_day ${rollups}) AS total
          FROM bounds b`,
       params,
     )) as { total: string | null }[];

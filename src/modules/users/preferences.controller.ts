@@ -1,8 +1,8 @@
 import { Body, Controller, Get, Patch } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import type { Actor } from '../../common/auth/actor';
+import type { Actor, OwnUserRow } from '../../common/auth/actor';
 import { Authenticated } from '../../common/auth/authenticated.decorator';
-import { CurrentActor } from '../../common/auth/current-actor.decorator';
+import { CurrentActor, PrefetchedOwnUser } from '../../common/auth/current-actor.decorator';
 import { ApiProblems } from '../../common/openapi/api-problems.decorator';
 import { PreferencesResponse, UpdatePreferencesDto } from './dto/preferences.dto';
 import { UsersService } from './users.service';
@@ -15,15 +15,18 @@ export class PreferencesController {
   constructor(private readonly users: UsersService) {}
 
   @Get()
-  @Authenticated()
+  @Authenticated({ withOwnUser: true })
   @ApiOperation({
     operationId: 'getPreferences',
     summary: 'Get my preferences, defaults filled in',
     description: 'Every preference of the signed-in user; those never set come with their defaults.',
   })
   @ApiOkResponse({ type: PreferencesResponse })
-  get(@CurrentActor() actor: Actor): Promise<PreferencesResponse> {
-    return this.users.getPreferences(actor);
+  get(
+    @CurrentActor() actor: Actor,
+    @PrefetchedOwnUser() own: OwnUserRow | undefined,
+  ): Promise<PreferencesResponse> {
+    return this.users.getPreferences(actor, own);
   }
 
   @Patch()

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
-import type { Actor } from '../../common/auth/actor';
+import type { Actor, OwnUserRow } from '../../common/auth/actor';
 import { Conflict } from '../../common/errors/domain-error';
 import { PreparedQueries } from '../../database/prepared-queries.runner';
 import { TransactionRunner } from '../../database/transaction.runner';
@@ -37,9 +37,12 @@ export class UserDirectoryService {
     private readonly queries: UsersQueries,
   ) {}
 
-  /** The signed-in user's own record, read on every `GET /auth/me`: a prepared statement, no entity mapping. */
-  async getOwnResponse(userId: string): Promise<UserResponse | null> {
-    const [row] = await this.queries.ownUser(this.prepared, userId);
+  /**
+   * The signed-in user's own record, read on every `GET /auth/me`: from the row the authentication query
+   * fetched along when there is one, else a prepared statement; no entity mapping.
+   */
+  async getOwnResponse(userId: string, prefetched?: OwnUserRow): Promise<UserResponse | null> {
+    const row = prefetched ?? (await this.queries.ownUser(this.prepared, userId))[0];
     return row ? toUserResponse(Object.assign(new User(), row)) : null;
   }
 

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Brackets, Repository } from 'typeorm';
-import type { Actor } from '../../common/auth/actor';
+import type { Actor, OwnUserRow } from '../../common/auth/actor';
 import { Forbidden, NotFound } from '../../common/errors/domain-error';
 import { GovernanceDirectory, MembershipDirectory } from '../../common/permissions/space-access.port';
 import { likePattern } from '../../common/text/like-pattern';
@@ -224,8 +224,11 @@ export class UsersService {
     });
   }
 
-  async getPreferences(actor: Actor): Promise<PreferencesResponse> {
-    const [row] = await this.queries.preferences(this.prepared, actor.userId);
+  /** From the row the authentication query fetched along when there is one (a session's JWT), else one read. */
+  async getPreferences(actor: Actor, prefetched?: OwnUserRow): Promise<PreferencesResponse> {
+    const [row] = prefetched
+      ? [prefetched as { preferences: User['preferences'] }]
+      : await this.queries.preferences(this.prepared, actor.userId);
     if (!row) throw new NotFound('user', actor.userId);
     return withDefaults(row.preferences);
   }
