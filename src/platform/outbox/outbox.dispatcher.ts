@@ -155,7 +155,7 @@ export class OutboxDispatcher implements OnApplicationBootstrap, BeforeApplicati
       const rows = (await em.query(
         `SELECT id, type, space_id, actor_id, payload, occurred_at, attempts FROM outbox_events
           WHERE published_at IS NULL AND (retry_at IS NULL OR retry_at <= now())
-          ORDER BY occurred_at LIMIT $1 FOR UPDATE SKIP LOCKED`,
+          ORDER BY occurred_at, seq LIMIT $1 FOR UPDATE SKIP LOCKED`,
         [BATCH],
       )) as EventRow[];
       if (!rows.length) return 0;

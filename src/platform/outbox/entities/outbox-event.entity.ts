@@ -1,8 +1,8 @@
-import { Column, CreateDateColumn, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
+import { Column, CreateDateColumn, Entity, Generated, Index, PrimaryGeneratedColumn } from 'typeorm';
 
 /** A domain event written in the same transaction as the change it describes. */
 @Entity('outbox_events')
-@Index('outbox_events_unpublished_idx', ['occurredAt'], { where: 'published_at IS NULL' })
+@Index('outbox_events_unpublished_idx', ['occurredAt', 'seq'], { where: 'published_at IS NULL' })
 export class OutboxEvent {
   @PrimaryGeneratedColumn('uuid')
   id: string;
@@ -21,6 +21,11 @@ export class OutboxEvent {
 
   @CreateDateColumn({ type: 'timestamptz' })
   occurredAt: Date;
+
+  /** Insertion order: breaks ties between the events one transaction writes (they share its `occurred_at`). */
+  @Column({ type: 'bigint', select: false, insert: false, update: false })
+  @Generated('increment')
+  seq: string;
 
   /** Set once every consumer handled the event (or it was given up after repeated failures). */
   @Column('timestamptz', { nullable: true })
