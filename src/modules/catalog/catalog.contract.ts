@@ -49,3 +49,12 @@ export function governedPeopleSql(productId: string, role: 'owner' | 'steward'):
   FROM product_roles r JOIN users u ON u.id = r.user_id
  WHERE r.product_id = ${productId} AND r.role = '${role}'`;
 }
+
+/**
+ * How many owners or stewards the product `productId` has: as many as
+ * governedPeopleSql's rows, read from product_roles alone (every role's user
+ * exists: product_roles_user_fk cascades), on its primary key.
+ */
+export function governedPeopleCountSql(productId: string, role: 'owner' | 'steward'): string {
+  return `SELECT count(*) FROM product_roles r WHERE r.product_id = ${productId} AND r.role = '${role}'`;
+}

@@ -3,6 +3,7 @@ import type { ASTNode } from '@marcbachmann/cel-js';
 import {
   GOVERNED_PRODUCT_COLUMNS,
   GovernedProductJoin,
+  governedPeopleCountSql,
   governedPeopleSql,
 } from '../catalog/catalog.contract';
 import { openIncidentCountSql } from '../quality/quality.contract';
@@ -437,7 +438,7 @@ class Compiler {
     if (target.kind === 'people') {
       const role = target.sql === 'owners' ? 'owner' : 'steward';
       return {
-        sql: `(SELECT count(*) FROM (${governedPeopleSql('p.id', role)}) AS people)`,
+        sql: `(${governedPeopleCountSql('p.id', role)})`,
         kind: 'int',
         nullable: false,
       };
