@@ -68,10 +68,15 @@ describe('job runner', () => {
   it('keeps one live job per singleton key', async () => {
     const job = name('single');
     let runs = 0;
+    // The first run holds until every enqueue is done: claimed early or not, the job is live throughout.
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
     jobs.register(job, async () => {
       runs += 1;
+      await held;
     });
     await Promise.all([1, 2, 3].map(() => jobs.enqueue(null, job, {}, { singletonKey: `k:${job}` })));
+    release();
     await jobs.drain();
     expect(runs).toBe(1);
     // Once done, the key is free again.
