@@ -35,37 +35,41 @@ describe('Idempotency-Key claimed inside the write transaction', () => {
       [key],
     );
 
-  it('claims the key in the statement that creates a space: one statement and one commit, then the answer kept', async () => {
-    const key = newKey();
-    const body = { name: `One ${randomUUID().slice(0, 8)}` };
-    const log = recordStatements(t.app.getHttpServer());
-    let res: Response;
-    try {
-      res = await post('/spaces', key, body);
-    } finally {
-      log.stop();
+  it('claims the key in the statement that creates a space or a product: one statement and one commit, then the answer kept', async () => {
+    const writes: [string, RegExp][] = [
+      ['/spaces', /^WITH claim AS \(INSERT INTO idempotency_keys .* INSERT INTO spaces /],
+      [
+        `/catalog/spaces/${space.slug}/products`,
+        /^WITH claim AS \(INSERT INTO idempotency_keys .* INSERT INTO products /,
+      ],
+    ];
+    for (const [path, write] of writes) {
+      const key = newKey();
+      const body = { name: `One ${randomUUID().slice(0, 8)}` };
+      const log = recordStatements(t.app.getHttpServer());
+      let res: Response;
+      try {
+        res = await post(path, key, body);
+      } finally {
+        log.stop();
+      }
+      expect(res.status).toBe(201);
+      // Leaving out the caller's session lookup: the claim with the write (its membership or roles, its event,
+      // its counter), then the answer kept.
+      const texts = log.statements.map((s) => s.text).filter((text) => !/ FROM sessions /.test(text));
+      expect(texts).toHaveLength(2);
+      expect(texts[0]).toMatch(write);
+      expect(texts[1]).toMatch(/^UPDATE idempotency_keys SET status = 'done'/);
+      expect(await keyRows(key)).toEqual([{ status: 'done', response_status: 201 }]);
+      const retry = await post(path, key, body);
+      expect(retry.headers['idempotent-replayed']).toBe('true');
+      expect(retry.body).toEqual(res.body);
     }
-    expect(res.status).toBe(201);
-    // Leaving out the caller's session lookup: the claim with the space, its membership and event, then the
-    // answer kept.
-    const texts = log.statements.map((s) => s.text).filter((text) => !/ FROM sessions /.test(text));
-    expect(texts).toHaveLength(2);
-    expect(texts[0]).toMatch(/^WITH claim AS \(INSERT INTO idempotency_keys .* INSERT INTO spaces /);
-    expect(texts[1]).toMatch(/^UPDATE idempotency_keys SET status = 'done'/);
-    expect(await keyRows(key)).toEqual([{ status: 'done', response_status: 201 }]);
-    const retry = await post('/spaces', key, body);
-    expect(retry.headers['idempotent-replayed']).toBe('true');
-    expect(retry.body).toEqual(res.body);
   });
 
   it('claims the key as the first statement of the write, and commits once more only to keep the answer', async () => {
     const product = await createProduct(t.http, alice, space);
     const writes: [string, () => object, RegExp][] = [
-      [
-        `/catalog/spaces/${space.slug}/products`,
-        () => ({ name: `P ${randomUUID().slice(0, 8)}` }),
-        /INSERT INTO "products"/,
-      ],
       [
         `/spaces/${space.slug}/alerts`,
         () => ({ product_id: product.id, alert_type: 'anomaly', severity: 'medium', message: randomUUID() }),
@@ -123,7 +127,7 @@ describe('Idempotency-Key claimed inside the write transaction', () => {
     }
   });
 
-  it('rolls the claim back with a handler that fails inside its transaction, and keeps its 4xx answer for a retry', async () => {
+  it('undoes the claim with a write that fails, and keeps its 4xx answer for a retry', async () => {
     const taken = await createProduct(t.http, alice, space);
     const key = newKey();
     const log = recordStatements();
@@ -134,10 +138,12 @@ describe('Idempotency-Key claimed inside the write transaction', () => {
       log.stop();
     }
     expectProblem(first, 409);
-    // The claim ran in the transaction that failed: rolled back with it; the answer was kept after.
-    const [failed] = transactionsWith(log.statements, CLAIM);
-    expect(failed[1]).toMatch(CLAIM);
-    expect(failed.at(-1)).toBe('ROLLBACK');
+    // The claim was in the statement that failed on the taken name, so it never was; the answer was kept after
+    // by a claim of its own.
+    const mine = log.statements.filter((s) => s.text.includes('idempotency_keys')).map((s) => s.text);
+    expect(mine[0]).toMatch(/^WITH claim AS \(INSERT INTO idempotency_keys .* INSERT INTO products /);
+    expect(mine[1]).toMatch(CLAIM);
+    expect(transactionsWith(log.statements, CLAIM)).toEqual([]);
     expect(await keyRows(key)).toEqual([{ status: 'done', response_status: 409 }]);
     const retry = await post(`/catalog/spaces/${space.slug}/products`, key, { name: taken.name });
     expect(retry.status).toBe(409);

@@ -8,12 +8,35 @@ import { ProductResponse } from './dto/product-responses.dto';
 export const PRODUCT_COUNT_SHARDS = 64;
 
 // The counter upsert ($1 the space; the delta and the shard count as given): see ProductQueries.countProducts.
-const countProductsSql = (delta: string, shards: string) => `
+// In the statement that inserts the product (`created`, a CTE), the first count cannot see it yet: it adds it.
+const countProductsSql = (delta: string, shards: string, created?: string) => `
   INSERT INTO product_counts (space_id, shard, total)
   SELECT $1, CASE WHEN k.counted THEN pg_backend_pid() % ${shards} ELSE 0 END,
-         CASE WHEN k.counted THEN ${delta}::int ELSE (SELECT count(*)::int FROM products WHERE space_id = $1) END
+         CASE WHEN k.counted THEN ${delta}::int
+              ELSE (SELECT count(*)::int FROM products WHERE space_id = $1)${created ? ` + ${delta}::int` : ''} END
     FROM (SELECT EXISTS (SELECT 1 FROM product_counts WHERE space_id = $1) AS counted) k
+   ${created ? `WHERE EXISTS (SELECT 1 FROM ${created})` : ''}
   ON CONFLICT (space_id, shard) DO UPDATE SET total = product_counts.total + ${delta}::int`;
+
+/** A product to insert (insertProduct): every column a create sets. */
+export interface NewProduct {
+  id: string;
+  spaceId: string;
+  name: string;
+  description: string | null;
+  productType: string;
+  domain: string | null;
+  tags: string[];
+  criticalityId: string | null;
+  sensitivityId: string | null;
+  maintenanceStatusId: string | null;
+  slaFreshnessMinutes: number | null;
+  attributes: Record<string, unknown>;
+  loggingEventTypes: string[];
+  loggingLastReviewed: Date | null;
+  loggingNotes: string | null;
+  createdBy: string;
+}
 
 /** Filters of the product list; each one given narrows it (AND). */
 export interface ProductFilters {
@@ -45,8 +68,9 @@ export interface ProductRow extends Omit<
 }
 
 // The product read model in one statement: metadata value names (deleted values too, so products keep
-// showing them) and owners/stewards with their names, aggregated per product.
-const selectProducts = (extraColumns = '') => `
+// showing them) and owners/stewards with their names, aggregated per product. A statement that inserts
+// the product reads it from its own CTEs (`from`, `roles`): the tables do not show its rows to it yet.
+const selectProducts = (extraColumns = '', from = 'products', roles = 'product_roles') => `
   SELECT ${extraColumns} p.id, p.space_id, p.name, p.description, p.product_type, p.domain, p.tags,
          crit.name AS criticality, sens.name AS sensitivity, maint.slug AS maintenance_status,
          p.sla_freshness_minutes, p.attributes, p.logging_event_types, p.logging_last_reviewed,
@@ -54,10 +78,10 @@ const selectProducts = (extraColumns = '') => `
          COALESCE((
            SELECT json_agg(json_build_object('id', u.id, 'full_name', concat_ws(' ', NULLIF(u.first_name, ''), NULLIF(u.last_name, '')), 'role', r.role)
                            ORDER BY u.first_name, u.last_name, u.id)
-             FROM product_roles r JOIN users u ON u.id = r.user_id
+             FROM ${roles} r JOIN users u ON u.id = r.user_id
             WHERE r.product_id = p.id
          ), '[]') AS people
-    FROM products p
+    FROM ${from} p
     LEFT JOIN criticality_levels crit ON crit.id = p.criticality_id
     LEFT JOIN sensitivity_levels sens ON sens.id = p.sensitivity_id
     LEFT JOIN maintenance_statuses maint ON maint.id = p.maintenance_status_id`;
@@ -226,26 +250,64 @@ export class ProductQueries {
   }
 
   /**
-   * The end of a product create in one statement: its outbox event (`eventRow`, OutboxService.row), the
-   * counter moved (as countProducts; last, in the statement before the commit) and the product read back.
+   * A product create in one autocommit statement: the product, its owners and stewards, its outbox
+   * event (`eventRow`, OutboxService.row), the counter moved (as countProducts) and the product read
+   * back. With a claim (an idempotency key's, parameters from $20) it writes only if the claim did;
+   * `product` is then null when it did not. A taken name fails the statement (products_space_name_key).
    */
-  async finishCreate(
+  async insertProduct(
     em: EntityManager,
-    spaceId: string,
-    productId: string,
+    product: NewProduct,
+    roles: { user_id: string; role: GovernanceRole }[],
     eventRow: string,
-  ): Promise<ProductResponse> {
-    const rows = (await em.query(
-      `WITH event AS (
+    claim?: { sql: string; params: unknown[] },
+  ): Promise<{ product: ProductResponse | null; claimed: boolean }> {
+    const params = [
+      product.spaceId,
+      product.id,
+      product.name,
+      product.description,
+      product.productType,
+      product.domain,
+      product.tags,
+      product.criticalityId,
+      product.sensitivityId,
+      product.maintenanceStatusId,
+      product.slaFreshnessMinutes,
+      JSON.stringify(product.attributes),
+      product.loggingEventTypes,
+      product.loggingLastReviewed,
+      product.loggingNotes,
+      product.createdBy,
+      JSON.stringify(roles),
+      eventRow,
+      PRODUCT_COUNT_SHARDS,
+    ];
+    const [row] = (await em.query(
+      `WITH ${claim ? `claim AS (${claim.sql}),` : ''} created AS (
+         INSERT INTO products (id, space_id, name, description, product_type, domain, tags, criticality_id,
+                               sensitivity_id, maintenance_status_id, sla_freshness_minutes, attributes,
+                               logging_event_types, logging_last_reviewed, logging_notes, created_by)
+         SELECT $2::uuid, $1::uuid, $3::text, $4::text, $5::text, $6::text, $7::text[], $8::uuid, $9::uuid, $10::uuid,
+                $11::int, $12::jsonb, $13::text[], $14::timestamptz, $15::text, $16::uuid
+          ${claim ? 'WHERE EXISTS (SELECT 1 FROM claim)' : ''}
+         RETURNING *
+       ), created_roles AS (
+         INSERT INTO product_roles (product_id, user_id, role)
+         SELECT c.id, r.user_id, r.role FROM created c, jsonb_to_recordset($17::jsonb) AS r(user_id uuid, role text)
+         RETURNING product_id, user_id, role
+       ), event AS (
          INSERT INTO outbox_events (type, space_id, actor_id, payload)
-         SELECT e->>'type', (e->>'space_id')::uuid, (e->>'actor_id')::uuid, e->'payload' FROM (SELECT $3::jsonb AS e) x
+         SELECT e->>'type', (e->>'space_id')::uuid, (e->>'actor_id')::uuid, e->'payload'
+           FROM created, (SELECT $18::jsonb AS e) x
        ), counted AS (
-         ${countProductsSql('$4', '$5')}
+         ${countProductsSql('1', '$19', 'created')}
        )
-       ${selectProducts()} WHERE p.id = $2 AND p.space_id = $1`,
-      [spaceId, productId, eventRow, 1, PRODUCT_COUNT_SHARDS],
-    )) as ProductRow[];
-    return toProductResponse(rows[0]);
+       SELECT ${claim ? 'EXISTS (SELECT 1 FROM claim)' : 'true'} AS claimed, p.*
+         FROM (SELECT 1) one LEFT JOIN (${selectProducts('', 'created', 'created_roles')}) p ON true`,
+      claim ? [...params, ...claim.params] : params,
+    )) as (ProductRow & { claimed: boolean; id: string | null })[];
+    return { product: row.id === null ? null : toProductResponse(row), claimed: row.claimed };
   }
 
   /**

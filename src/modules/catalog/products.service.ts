@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
@@ -7,6 +8,7 @@ import { violatedConstraint } from '../../common/errors/postgres-error.mapper';
 import type { Page } from '../../common/http/page.dto';
 import { SpaceAccess, SpaceAccessPort } from '../../common/permissions/space-access.port';
 import { likePattern } from '../../common/text/like-pattern';
+import { RequestTransactions } from '../../database/request-transaction';
 import { TransactionRunner } from '../../database/transaction.runner';
 import { AuditService } from '../../platform/audit/audit.service';
 import { OutboxService } from '../../platform/outbox/outbox.service';
@@ -56,71 +58,67 @@ export class ProductsService {
 
   async create(actor: Actor, access: SpaceAccess, dto: CreateProductDto): Promise<ProductResponse> {
     const spaceId = access.space.id;
-    return this.tx.run(async (em) => {
-      // Every invalid reference is reported in one 422.
-      const errors: FieldError[] = [];
-      const ids = await this.metadata.resolveForProduct(em, spaceId, dto, {}, errors);
-      await this.checkMembers(em, spaceId, dto.owner_ids, 'owner_ids', errors);
-      await this.checkMembers(em, spaceId, dto.steward_ids, 'steward_ids', errors);
-      if (errors.length) throw new ValidationFailed(errors);
-      const repo = em.getRepository(Product);
-      // No lookup first: products_space_name_key answers whether the name is free.
-      const product = await repo
-        .save(
-          repo.create({
-            spaceId,
-            name: dto.name,
-            description: dto.description ?? null,
-            productType: (dto.product_type ?? 'dataset') as ProductType,
-            domain: dto.domain ?? null,
-            tags: dto.tags ?? [],
-            criticalityId: ids.criticalityId ?? null,
-            sensitivityId: ids.sensitivityId ?? null,
-            maintenanceStatusId: ids.maintenanceStatusId ?? null,
-            slaFreshnessMinutes: dto.sla_freshness_minutes ?? null,
-            attributes: dto.attributes ?? {},
-            loggingEventTypes: dto.logging_event_types ?? [],
-            loggingLastReviewed: dto.logging_last_reviewed ?? null,
-            loggingNotes: dto.logging_notes ?? null,
-            createdBy: actor.userId,
-          }),
-        )
-        .catch((error: unknown) => {
-          throw violatedConstraint(error)?.constraint === NAME_KEY ? new ProductNameTaken(dto.name) : error;
-        });
-      // A new product holds no role yet: its owners and stewards go in with one insert.
-      const ownerIds = [...new Set(dto.owner_ids)];
-      const stewardIds = [...new Set(dto.steward_ids)];
-      const roles = [
-        ...ownerIds.map((userId) => ({ userId, role: 'owner' as const })),
-        ...stewardIds.map((userId) => ({ userId, role: 'steward' as const })),
-      ];
-      if (roles.length) {
-        await em.getRepository(ProductRole).insert(roles.map((r) => ({ ...r, productId: product.id })));
-      }
-      // Then one statement: the event, the counter (last: its shard row stays locked only until the
-      // commit that follows) and the product read back.
-      const response = await this.queries.finishCreate(
+    const em = this.dataSource.manager;
+    // Every invalid reference is reported in one 422. Checked before the write, as the transaction
+    // would have (each statement reads committed rows); the foreign keys still guard the references.
+    const errors: FieldError[] = [];
+    const ids = await this.metadata.resolveForProduct(em, spaceId, dto, {}, errors);
+    await this.checkMembers(em, spaceId, dto.owner_ids, 'owner_ids', errors);
+    await this.checkMembers(em, spaceId, dto.steward_ids, 'steward_ids', errors);
+    if (errors.length) throw new ValidationFailed(errors);
+    const id = randomUUID();
+    const productType = (dto.product_type ?? 'dataset') as ProductType;
+    const ownerIds = [...new Set(dto.owner_ids)];
+    const stewardIds = [...new Set(dto.steward_ids)];
+    // A pending Idempotency-Key claim goes into the same statement (no commit of its own).
+    const claim = RequestTransactions.inline(actor, 20);
+    const { product, claimed } = await this.queries
+      .insertProduct(
         em,
-        spaceId,
-        product.id,
+        {
+          id,
+          spaceId,
+          name: dto.name,
+          description: dto.description ?? null,
+          productType,
+          domain: dto.domain ?? null,
+          tags: dto.tags ?? [],
+          criticalityId: ids.criticalityId ?? null,
+          sensitivityId: ids.sensitivityId ?? null,
+          maintenanceStatusId: ids.maintenanceStatusId ?? null,
+          slaFreshnessMinutes: dto.sla_freshness_minutes ?? null,
+          attributes: dto.attributes ?? {},
+          loggingEventTypes: dto.logging_event_types ?? [],
+          loggingLastReviewed: dto.logging_last_reviewed ?? null,
+          loggingNotes: dto.logging_notes ?? null,
+          createdBy: actor.userId,
+        },
+        [
+          ...ownerIds.map((userId) => ({ user_id: userId, role: 'owner' as const })),
+          ...stewardIds.map((userId) => ({ user_id: userId, role: 'steward' as const })),
+        ],
         this.outbox.row({
           type: 'product.created',
           spaceId,
           actorId: actor.userId,
           data: {
-            product_id: product.id,
+            product_id: id,
             space_id: spaceId,
-            name: product.name,
-            product_type: product.productType,
+            name: dto.name,
+            product_type: productType,
             owner_ids: ownerIds,
             steward_ids: stewardIds,
           },
         }),
-      );
-      this.outbox.written(em);
-      return response;
-    }, actor);
+        claim,
+      )
+      .catch((error: unknown) => {
+        throw violatedConstraint(error)?.constraint === NAME_KEY ? new ProductNameTaken(dto.name) : error;
+      });
+    // Settling throws the claim's refusal when another request holds the key.
+    await claim?.settle(claimed);
+    this.outbox.written(null);
+    return product!;
   }
 
   async list(_actor: Actor, access: SpaceAccess, query: ListProductsQuery): Promise<Page<ProductResponse>> {

@@ -52,6 +52,8 @@ interface CronRegistration {
 
 const POLL_MS = 1_000;
 const BATCH = 20;
+/** Least time between two passes' starts: under load, the jobs enqueued meanwhile are claimed together. */
+const GATHER_MS = 10;
 /**
  * Jobs one process runs at once. Claiming goes on while there is room, so a batch of slow jobs
  * (webhook endpoints that answer late) does not hold back the jobs behind it.
@@ -92,8 +94,14 @@ export class JobRunner implements OnApplicationBootstrap, BeforeApplicationShutd
   private readonly loop = new SerialTask(
     () => this.tick(),
     (error) => this.logger.error(`Job runner tick failed: ${String(error)}`),
+    GATHER_MS,
   );
   private stopped = false;
+  /**
+   * Cron schedules are read on the poll's passes (and the first), not on the passes a wakeup starts:
+   * under write load a wakeup comes with nearly every write, and a schedule moves once a minute at most.
+   */
+  private schedulesDue = true;
   private unsubscribe: (() => void) | null = null;
 
   constructor(
@@ -137,7 +145,7 @@ export class JobRunner implements OnApplicationBootstrap, BeforeApplicationShutd
       })
       .orIgnore()
       .execute();
-    this.wakeup.signal(em, 'jobs');
+    this.wakeup.signalHere(em, 'jobs');
   }
 
   async onApplicationBootstrap(): Promise<void> {
@@ -146,7 +154,10 @@ export class JobRunner implements OnApplicationBootstrap, BeforeApplicationShutd
     if (unhandled.length) throw new Error(`No handler is registered for job ${unhandled.join(', ')}.`);
     await this.upsertSchedules();
     this.unsubscribe = this.wakeup.on('jobs', () => this.kick());
-    this.timer = setInterval(() => this.kick(), POLL_MS);
+    this.timer = setInterval(() => {
+      this.schedulesDue = true;
+      this.kick();
+    }, POLL_MS);
     this.timer.unref();
     this.heartbeat = setInterval(() => void this.renewLeases(), renewalIntervalMs(this.leaseMs));
     this.heartbeat.unref();
@@ -195,6 +206,7 @@ export class JobRunner implements OnApplicationBootstrap, BeforeApplicationShutd
   async drain(timeoutMs = 20_000): Promise<void> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
+      this.schedulesDue = true;
       await this.tick();
       await Promise.allSettled([...this.inFlight]);
       let busy = false;
@@ -215,16 +227,21 @@ export class JobRunner implements OnApplicationBootstrap, BeforeApplicationShutd
 
   /** Jobs live in the database of the instance whose work enqueued them: one pass per instance. */
   private async tick(): Promise<void> {
+    const schedulesDue = this.schedulesDue;
+    this.schedulesDue = false;
     await this.databases.eachInstance(
-      () => this.tickHere(),
+      () => this.tickHere(schedulesDue),
       (instanceId, error) =>
         this.logger.error(`Job runner tick failed on instance ${instanceId}: ${String(error)}`),
     );
   }
 
-  private async tickHere(): Promise<void> {
-    if (!this.scheduledOn.has(InstanceContext.instanceId())) await this.upsertSchedules();
-    await this.enqueueDueSchedules();
+  private async tickHere(schedulesDue: boolean): Promise<void> {
+    if (!this.scheduledOn.has(InstanceContext.instanceId())) {
+      await this.upsertSchedules();
+      schedulesDue = true;
+    }
+    if (schedulesDue) await this.enqueueDueSchedules();
     for (;;) {
       if (this.stopped) return;
       const room = MAX_IN_FLIGHT - this.inFlight.size;

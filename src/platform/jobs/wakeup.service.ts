@@ -12,16 +12,18 @@ const RELISTEN_MAX_MS = 30_000;
 /** Local event of `onRelisten`; no topic is named like it. */
 const RELISTENED = '\u0000relistened';
 const PENDING = Symbol('pending wakeups');
+const PENDING_HERE = Symbol('pending wakeups of this process');
 /** Local event name of the listeners of a topic prefix (onPrefix); no topic starts with it. */
 const PREFIXED = '\u0000prefix:';
 
-type Pending = { [PENDING]?: string[] };
+type Pending = { [PENDING]?: string[]; [PENDING_HERE]?: string[] };
 
 /**
  * Tells workers and live streams that something was committed, so they need
  * not wait for their next poll. Signals raised inside a transaction go out
  * only after it commits. On PostgreSQL they travel by NOTIFY to every
- * replica; on the embedded database (one process) they stay in-process.
+ * replica; on the embedded database (one process) they stay in-process,
+ * as work-queue signals (`signalHere`) always do.
  * A lost signal only costs latency: every consumer also polls. A lost
  * listening connection is opened again, with growing waits; signals sent
  * meanwhile may have been missed, which `onRelisten` tells.
@@ -116,7 +118,7 @@ export class Wakeup implements OnModuleInit, OnApplicationShutdown, EntitySubscr
     await listener?.end().catch(() => undefined);
   }
 
-  /** Signals `topic` (e.g. `outbox`, `jobs`, `notifications:<userId>`) once `em`'s transaction commits. */
+  /** Signals `topic` (e.g. `notifications:<userId>`, a cache's version) to every process once `em`'s transaction commits. */
   signal(em: EntityManager | null, topic: string): void {
     const runner = em?.queryRunner as (Pending & { isTransactionActive?: boolean }) | undefined;
     if (runner?.isTransactionActive) {
@@ -124,6 +126,22 @@ export class Wakeup implements OnModuleInit, OnApplicationShutdown, EntitySubscr
       return;
     }
     this.send(topic);
+  }
+
+  /**
+   * Signals a work queue's `topic` (`outbox`, `jobs`, `mail`) to this process alone once `em`'s
+   * transaction commits. Every process runs every queue's worker, so the writer's own worker takes
+   * the work: no NOTIFY statement, and no other worker woken only to find the rows claimed (under
+   * write load that was four statements per write). Work this process leaves, or a process that
+   * dies leaves, is found by the other workers' polls.
+   */
+  signalHere(em: EntityManager | null, topic: string): void {
+    const runner = em?.queryRunner as (Pending & { isTransactionActive?: boolean }) | undefined;
+    if (runner?.isTransactionActive) {
+      (runner[PENDING_HERE] ??= []).push(topic);
+      return;
+    }
+    this.emitSoon(topic);
   }
 
   on(topic: string, listener: () => void): () => void {
@@ -164,18 +182,21 @@ export class Wakeup implements OnModuleInit, OnApplicationShutdown, EntitySubscr
   afterTransactionCommit(event: TransactionCommitEvent): void {
     const runner = event.queryRunner as Pending;
     const topics = runner[PENDING];
-    if (!topics) return;
+    const here = runner[PENDING_HERE];
     delete runner[PENDING];
-    for (const topic of new Set(topics)) this.send(topic);
+    delete runner[PENDING_HERE];
+    if (topics) for (const topic of new Set(topics)) this.send(topic);
+    if (here) for (const topic of new Set(here)) this.emitSoon(topic);
   }
 
   afterTransactionRollback(event: TransactionCommitEvent): void {
     delete (event.queryRunner as Pending)[PENDING];
+    delete (event.queryRunner as Pending)[PENDING_HERE];
   }
 
   private send(topic: string): void {
     if (!this.listener) {
-      setImmediate(() => this.emitLocal(topic));
+      this.emitSoon(topic);
       return;
     }
     this.outgoing.add(topic);
@@ -206,6 +227,11 @@ export class Wakeup implements OnModuleInit, OnApplicationShutdown, EntitySubscr
     } finally {
       this.flushing = false;
     }
+  }
+
+  /** Emits in-process after the current callbacks, as a NOTIFY would arrive: never inside the signaller's own call. */
+  private emitSoon(topic: string): void {
+    setImmediate(() => this.emitLocal(topic));
   }
 
   private emitLocal(topic: string): void {

@@ -66,7 +66,7 @@ export class MailerService implements OnModuleInit, BeforeApplicationShutdown {
       htmlBody: mail.html,
       attachments: mail.attachments ?? [],
     });
-    this.wakeup.signal(em, 'mail');
+    this.wakeup.signalHere(em, 'mail');
   }
 
   /** Starts a delivery pass; passes never overlap. Enqueueing starts one after its commit by itself. */

@@ -56,12 +56,17 @@ interface EventRow {
 const BATCH = 100;
 const POLL_MS = 1_000;
 const MAX_ATTEMPTS = 10;
+/**
+ * Least time between two passes' starts: under write load, the events of that time go out as one batch
+ * (the batch consumers' statements and one commit for all of them) instead of a pass per event.
+ */
+const GATHER_MS = 10;
 
 /**
  * Delivers outbox events to the registered consumers. A batch is claimed
- * with FOR UPDATE SKIP LOCKED (replicas share the work); the consumers run
- * under a savepoint in the claiming transaction (one for the batch, one per
- * event after a failure), which also marks the events published. So their effects (notifications, webhook
+ * with FOR UPDATE SKIP LOCKED (replicas share the work) and marked published
+ * in the transaction the consumers then run in (after a failure, a new one
+ * with a savepoint per event). So their effects (notifications, webhook
  * deliveries) exist exactly once, and a crash anywhere rolls the batch back
  * for another dispatcher to redo.
  */
@@ -75,6 +80,7 @@ export class OutboxDispatcher implements OnApplicationBootstrap, BeforeApplicati
   private readonly loop = new SerialTask(
     () => this.dispatchAll(),
     (error) => this.logger.error(`Outbox dispatch failed: ${String(error)}`),
+    GATHER_MS,
   );
   private stopped = false;
 
@@ -94,7 +100,7 @@ export class OutboxDispatcher implements OnApplicationBootstrap, BeforeApplicati
   /**
    * Registers a consumer of whole batches for one or more event types (or
    * families, or `*`): it runs after the per-event consumers, once per batch
-   * with the batch's matching events, under the same savepoint; after a
+   * with the batch's matching events, in the same transaction; after a
    * failure, when the batch is redone event by event, once per event.
    */
   onBatch<T extends DomainEventType>(
@@ -146,54 +152,60 @@ export class OutboxDispatcher implements OnApplicationBootstrap, BeforeApplicati
   }
 
   /**
-   * Answers how many events were claimed. The batch's consumers run under one savepoint (two round
-   * trips for the batch, not two per event); when one fails, the batch is rolled back to it and redone
-   * event by event, each under its own savepoint, so only the failing event waits for a retry.
+   * Answers how many events were claimed. One statement claims the batch and marks it published; the
+   * consumers run in the same transaction, whose commit makes their effects and the marks exist
+   * together (four round trips for a batch with one consumer statement). When a consumer fails, the
+   * whole transaction rolls back and the batch is redone event by event, each under its own savepoint,
+   * so only the failing event waits for a retry.
    */
   async dispatchBatch(): Promise<number> {
-    return this.dataSource.transaction(async (em) => {
-      const rows = (await em.query(
-        `SELECT id, type, space_id, actor_id, payload, occurred_at, attempts FROM outbox_events
-          WHERE published_at IS NULL AND (retry_at IS NULL OR retry_at <= now())
-          ORDER BY occurred_at, seq LIMIT $1 FOR UPDATE SKIP LOCKED`,
-        [BATCH],
-      )) as EventRow[];
-      if (!rows.length) return 0;
-      let published: string[];
-      await em.query('SAVEPOINT outbox_batch');
-      try {
-        await this.deliver(rows.map(eventOf), em);
-        await em.query('RELEASE SAVEPOINT outbox_batch');
-        published = rows.map((row) => row.id);
-      } catch {
-        await em.query('ROLLBACK TO SAVEPOINT outbox_batch');
-        published = await this.deliverOneByOne(rows, em);
-      }
-      if (published.length) {
-        await em.query(
-          `UPDATE outbox_events SET published_at = now(), last_error = NULL WHERE id = ANY($1)`,
-          [published],
-        );
-      }
-      return rows.length;
+    let claimed: EventRow[] = [];
+    try {
+      return await this.dataSource.transaction(async (em) => {
+        claimed = await this.claim(em, `ORDER BY occurred_at, seq LIMIT ${BATCH}`, []);
+        if (claimed.length) await this.deliver(claimed.map(eventOf), em);
+        return claimed.length;
+      });
+    } catch (error) {
+      if (!claimed.length) throw error;
+    }
+    const ids = claimed.map((row) => row.id);
+    await this.dataSource.transaction(async (em) => {
+      // Still unpublished and not claimed meanwhile by another dispatcher (which then redoes them itself).
+      // A failing event's failure record takes its published mark back.
+      await this.deliverOneByOne(await this.claim(em, 'AND id = ANY($1)', [ids]), em);
     });
+    return claimed.length;
   }
 
-  /** Answers the events every consumer handled; records the failure of the others. */
-  private async deliverOneByOne(rows: EventRow[], em: EntityManager): Promise<string[]> {
-    const published: string[] = [];
+  /** Claims due events (`filter`: an extra condition, the order and the limit) and marks them published, in order. */
+  private async claim(em: EntityManager, filter: string, params: unknown[]): Promise<EventRow[]> {
+    return (await em.query(
+      `WITH due AS (
+         SELECT id FROM outbox_events
+          WHERE published_at IS NULL AND (retry_at IS NULL OR retry_at <= now()) ${filter}
+          FOR UPDATE SKIP LOCKED
+       ), marked AS (
+         UPDATE outbox_events e SET published_at = now(), last_error = NULL FROM due WHERE e.id = due.id
+         RETURNING e.id, e.type, e.space_id, e.actor_id, e.payload, e.occurred_at, e.attempts, e.seq
+       )
+       SELECT id, type, space_id, actor_id, payload, occurred_at, attempts FROM marked ORDER BY occurred_at, seq`,
+      params,
+    )) as EventRow[];
+  }
+
+  /** Delivers each event under its own savepoint; records the failure of those a consumer refused. */
+  private async deliverOneByOne(rows: EventRow[], em: EntityManager): Promise<void> {
     for (const row of rows) {
       await em.query('SAVEPOINT outbox_event');
       try {
         await this.deliver([eventOf(row)], em);
         await em.query('RELEASE SAVEPOINT outbox_event');
-        published.push(row.id);
       } catch (error) {
         await em.query('ROLLBACK TO SAVEPOINT outbox_event');
         await this.recordFailure(em, row, error);
       }
     }
-    return published;
   }
 
   private async deliver(events: DispatchedEvent[], em: EntityManager): Promise<void> {

@@ -6,9 +6,9 @@ import { OutboxEvent } from './entities/outbox-event.entity';
 import { DomainEvent, DomainEventType } from './event-map';
 
 /**
- * Dispatchers are woken after the writing transaction commits (Wakeup.signal: one NOTIFY on the
- * listening connection for all topics signalled meanwhile), not by a NOTIFY inside it: a transaction
- * that NOTIFYs holds PostgreSQL's notification-queue lock through its commit, serializing writers.
+ * The writing process's dispatcher is woken after the transaction commits (Wakeup.signalHere), not by
+ * a NOTIFY inside it: a transaction that NOTIFYs holds PostgreSQL's notification-queue lock through its
+ * commit, serializing writers; and one NOTIFY would wake every process's dispatcher for one batch.
  */
 @Injectable()
 export class OutboxService {
@@ -22,7 +22,7 @@ export class OutboxService {
       actorId: event.actorId ?? null,
       payload: jsonValue(event.data as Record<string, unknown>),
     });
-    this.wakeup.signal(em, 'outbox');
+    this.wakeup.signalHere(em, 'outbox');
   }
 
   /**
@@ -40,7 +40,7 @@ export class OutboxService {
 
   /** After a statement of the caller's inserted an event (see `row`): wakes the dispatchers once it commits. */
   written(em: EntityManager | null): void {
-    this.wakeup.signal(em, 'outbox');
+    this.wakeup.signalHere(em, 'outbox');
   }
 
   /** Records many events in one statement (a recomputation can change thousands of memberships). */
@@ -61,6 +61,6 @@ export class OutboxService {
         ),
       ],
     );
-    this.wakeup.signal(em, 'outbox');
+    this.wakeup.signalHere(em, 'outbox');
   }
 }
