@@ -162,11 +162,13 @@ export class ProductsService {
         .findOne({ where: { id: productId, spaceId }, lock: { mode: 'pessimistic_write' } });
       if (!product) throw new NotFound('product', productId);
       const changed: string[] = [];
+      // The changed columns alone: an UPDATE of them, not save()'s read of the row to diff it again.
+      const patch: Partial<Product> = {};
       if (dto.name !== undefined && dto.name !== product.name) {
         if (dto.name.toLowerCase() !== product.name.toLowerCase()) {
           await this.assertNameFree(em, spaceId, dto.name, product.id);
         }
-        product.name = dto.name;
+        patch.name = dto.name;
         changed.push('name');
       }
       const errors: FieldError[] = [];
@@ -179,7 +181,7 @@ export class ProductsService {
         if (value === undefined) return;
         const same = JSON.stringify(product[key]) === JSON.stringify(value);
         if (same) return;
-        product[key] = value;
+        patch[key] = value;
         changed.push(field);
       };
       assign('description', dto.description, 'description');
@@ -200,8 +202,12 @@ export class ProductsService {
         changed.push('stewards');
       }
       if (changed.length) {
-        product.updatedAt = new Date();
-        await em.getRepository(Product).save(product);
+        const { attributes, ...columns } = patch;
+        await em.getRepository(Product).update(product.id, {
+          ...columns,
+          ...(attributes && { attributes: jsonValue(attributes) }),
+          updatedAt: new Date(),
+        });
       }
       const response = await this.load(em, spaceId, product.id);
       if (changed.length) {
