@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { JobRunner } from '../../src/platform/jobs/job-runner.service';
 import { startApp, TestApp } from '../support/app';
+import { recordStatements } from '../support/statement-log';
 
 // These tests register throwaway jobs of their own: any name under `test.` is a job with any payload.
 declare module '../../src/platform/jobs/job-map' {
@@ -34,6 +35,31 @@ describe('job runner', () => {
     expect(seen).toEqual([{ n: 7 }]);
     const [row] = await db.query(`SELECT status, attempts FROM jobs WHERE name = $1`, [job]);
     expect(row).toEqual({ status: 'done', attempts: 1 });
+  });
+
+  it('runs the jobs its enqueues wake without reading the cron schedules, which only the poll reads', async () => {
+    const job = name('woken');
+    let ran: () => void = () => undefined;
+    jobs.register(job, async () => ran());
+    await jobs.drain();
+    const log = recordStatements();
+    let texts: string[];
+    try {
+      // Five wakeups, five passes: before, each read the schedules.
+      for (let i = 0; i < 5; i++) {
+        const done = new Promise<void>((resolve) => (ran = resolve));
+        await jobs.enqueue(null, job, { i });
+        await done;
+      }
+      texts = log.statements.map((s) => s.text);
+    } finally {
+      log.stop();
+    }
+    expect(
+      texts.filter((text) => /^UPDATE jobs SET status = 'running'/.test(text)).length,
+    ).toBeGreaterThanOrEqual(5);
+    // The poll's passes read them, once a second: at most two fall in this short a time.
+    expect(texts.filter((text) => /FROM job_schedules/.test(text)).length).toBeLessThanOrEqual(2);
   });
 
   it('retries a failing job with backoff and marks it failed after its last attempt', async () => {

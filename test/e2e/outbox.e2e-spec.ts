@@ -5,6 +5,7 @@ import { OutboxDispatcher } from '../../src/platform/outbox/outbox.dispatcher';
 import { embeddedRun, startApp, TestApp, workerDatabaseUrl } from '../support/app';
 import { dbQuery } from '../support/db';
 import { createSpace, createUser, TestUser } from '../support/factories';
+import { recordStatements } from '../support/statement-log';
 
 describe('outbox dispatch', () => {
   let t: TestApp;
@@ -15,7 +16,7 @@ describe('outbox dispatch', () => {
   const batchCalls: string[][] = [];
 
   beforeAll(async () => {
-    // With DATABASE_URL set, as in production, the insert trigger's NOTIFY wakes the dispatchers.
+    // With DATABASE_URL set, as in production (wakeups between processes travel by NOTIFY).
     t = await startApp(embeddedRun ? {} : { env: { DATABASE_URL: workerDatabaseUrl() } });
     user = await createUser(t.http);
     dispatcher = t.app.get(OutboxDispatcher);
@@ -114,5 +115,49 @@ describe('outbox dispatch', () => {
       [slugs],
     );
     expect(published).toEqual(slugs.map((slug) => ({ slug, published: slug !== slugs[3] })));
+  });
+
+  it('claims a batch and marks it published in one statement, in the transaction its consumers write in', async () => {
+    const slugs = Array.from({ length: 3 }, () => `one-${randomUUID().slice(0, 8)}`);
+    await dispatcher.beforeApplicationShutdown();
+    for (const slug of slugs) await createSpace(t.http, user, { slug });
+    const log = recordStatements();
+    let texts: string[];
+    try {
+      await dispatcher.dispatchBatch();
+      // Read before stop(), which leaves out the dispatcher's passes.
+      texts = log.statements.map((s) => s.text);
+    } finally {
+      log.stop();
+    }
+    expect(texts[0]).toBe('START TRANSACTION');
+    expect(texts[1]).toMatch(
+      /^WITH due AS \( SELECT id FROM outbox_events .* UPDATE outbox_events e SET published_at = now\(\)/,
+    );
+    expect(texts.at(-1)).toBe('COMMIT');
+    // No savepoint and no second statement on the events: only the consumers' own statements between.
+    expect(texts.filter((text) => /SAVEPOINT|outbox_events/.test(text))).toEqual([texts[1]]);
+    const effects = await dbQuery<{ slug: string }>(
+      `SELECT slug FROM outbox_test_effects WHERE slug = ANY($1) ORDER BY slug`,
+      [slugs],
+    );
+    expect(effects.map((e) => e.slug)).toEqual([...slugs].sort());
+  });
+
+  it("wakes only this process's dispatcher when a write commits its event: no NOTIFY", async () => {
+    const log = recordStatements();
+    try {
+      const woken = new Promise<void>((resolve) => {
+        const stop = t.app.get(Wakeup).on('outbox', () => {
+          stop();
+          resolve();
+        });
+      });
+      await createSpace(t.http, user);
+      await woken;
+    } finally {
+      log.stop();
+    }
+    expect(log.statements.filter((s) => /pg_notify|NOTIFY/i.test(s.text))).toEqual([]);
   });
 });
