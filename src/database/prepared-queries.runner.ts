@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { Pool } from 'pg';
-import { DataSource } from 'typeorm';
+import { DataSource, QueryFailedError } from 'typeorm';
 
 export const DATABASE_SESSION_SHARED = Symbol('DATABASE_SESSION_SHARED');
 
@@ -28,11 +28,9 @@ export class PreparedQueries {
    * of its own, never on a caller's transaction, and commits by itself.
    */
   async queryOutsideTransaction<Row>(text: string, values: unknown[]): Promise<Row[]> {
-    const result = await this.pool().query({
-      name: this.sessionShared ? undefined : this.nameOf(text),
-      text,
-      values,
-    });
+    const result = await this.pool()
+      .query({ name: this.sessionShared ? undefined : this.nameOf(text), text, values })
+      .catch(failed(text, values));
     return result.rows as Row[];
   }
 
@@ -41,7 +39,7 @@ export class PreparedQueries {
    * planned on each call, for a statement whose best plan depends on its values.
    */
   async queryUnnamedOutsideTransaction<Row>(text: string, values: unknown[]): Promise<Row[]> {
-    return (await this.pool().query({ text, values })).rows as Row[];
+    return (await this.pool().query({ text, values }).catch(failed(text, values))).rows as Row[];
   }
 
   private pool(): Pool {
@@ -56,4 +54,11 @@ export class PreparedQueries {
     }
     return name;
   }
+}
+
+/** A failed statement as TypeORM reports one, so constraint violations map to problems as anywhere else. */
+function failed(text: string, values: unknown[]): (error: unknown) => never {
+  return (error) => {
+    throw error instanceof Error && 'code' in error ? new QueryFailedError(text, values, error) : error;
+  };
 }

@@ -1,6 +1,7 @@
 import { ValidationPipe } from '@nestjs/common';
 import type { ValidationError } from 'class-validator';
 import { FieldError, ValidationFailed } from '../errors/domain-error';
+import { cacheValidationRules } from './validation-rules.cache';
 
 /** One entry per invalid field: "is required" when it is missing, else its broken rules joined. */
 export function flattenValidationErrors(errors: ValidationError[], parent = ''): FieldError[] {
@@ -24,6 +25,7 @@ export function flattenValidationErrors(errors: ValidationError[], parent = ''):
  * each field; never strips silently.
  */
 export function createValidationPipe(): ValidationPipe {
+  cacheValidationRules();
   return new ValidationPipe({
     whitelist: true,
     forbidNonWhitelisted: true,

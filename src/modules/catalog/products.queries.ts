@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
+import { PreparedQueries } from '../../database/prepared-queries.runner';
 import type { GovernanceRole } from './entities/product-role.entity';
 import { PersonRef } from '../../common/http/person-ref.dto';
 import { ProductResponse } from './dto/product-responses.dto';
@@ -134,6 +135,8 @@ function toProductResponse(row: ProductRow): ProductResponse {
  */
 @Injectable()
 export class ProductQueries {
+  constructor(private readonly prepared: PreparedQueries) {}
+
   async one(em: EntityManager, spaceId: string, productId: string): Promise<ProductResponse | null> {
     const rows = (await em.query(`${selectProducts()} WHERE p.id = $1 AND p.space_id = $2`, [
       productId,
@@ -254,9 +257,9 @@ export class ProductQueries {
    * event (`eventRow`, OutboxService.row), the counter moved (as countProducts) and the product read
    * back. With a claim (an idempotency key's, parameters from $20) it writes only if the claim did;
    * `product` is then null when it did not. A taken name fails the statement (products_space_name_key).
+   * A named prepared statement: parsing and planning it cost more than running it.
    */
   async insertProduct(
-    em: EntityManager,
     product: NewProduct,
     roles: { user_id: string; role: GovernanceRole }[],
     eventRow: string,
@@ -283,7 +286,9 @@ export class ProductQueries {
       eventRow,
       PRODUCT_COUNT_SHARDS,
     ];
-    const [row] = (await em.query(
+    const [row] = await this.prepared.queryOutsideTransaction<
+      ProductRow & { claimed: boolean; id: string | null }
+    >(
       `WITH ${claim ? `claim AS (${claim.sql}),` : ''} created AS (
          INSERT INTO products (id, space_id, name, description, product_type, domain, tags, criticality_id,
                                sensitivity_id, maintenance_status_id, sla_freshness_minutes, attributes,
@@ -306,7 +311,7 @@ export class ProductQueries {
        SELECT ${claim ? 'EXISTS (SELECT 1 FROM claim)' : 'true'} AS claimed, p.*
          FROM (SELECT 1) one LEFT JOIN (${selectProducts('', 'created', 'created_roles')}) p ON true`,
       claim ? [...params, ...claim.params] : params,
-    )) as (ProductRow & { claimed: boolean; id: string | null })[];
+    );
     return { product: row.id === null ? null : toProductResponse(row), claimed: row.claimed };
   }
 

@@ -74,7 +74,6 @@ export class ProductsService {
     const claim = RequestTransactions.inline(actor, 20);
     const { product, claimed } = await this.queries
       .insertProduct(
-        em,
         {
           id,
           spaceId,

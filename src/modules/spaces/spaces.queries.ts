@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
+import { PreparedQueries } from '../../database/prepared-queries.runner';
 import type { SpaceAccessRow } from '../../common/permissions/space-access.port';
 import { isUuid } from './slug';
 
@@ -29,6 +30,8 @@ export interface SpaceRow {
  */
 @Injectable()
 export class SpacesQueries {
+  constructor(private readonly prepared: PreparedQueries) {}
+
   /** The space (by slug or id) with the user's membership role, null when there is no such space. */
   async spaceWithRole(
     em: EntityManager,
@@ -50,10 +53,10 @@ export class SpacesQueries {
   /**
    * Creates the space, its creator's admin membership and its outbox event (`eventRow`, OutboxService.row)
    * in one statement, so one round trip and no transaction block; null when the slug is taken
-   * (spaces_slug_key answers, nothing is written).
+   * (spaces_slug_key answers, nothing is written). A named prepared statement: parsing and planning it
+   * cost more than running it.
    */
   async insertSpace(
-    em: EntityManager,
     space: { id: string; name: string; slug: string; description: string | null; createdBy: string },
     eventRow: string,
     claim?: { sql: string; params: unknown[] },
@@ -72,7 +75,9 @@ export class SpacesQueries {
            INSERT INTO spaces (id, name, slug, description, created_by) VALUES ($1, $2, $3, $4, $5)`,
           'true',
         ];
-    const [row] = (await em.query(
+    const [row] = await this.prepared.queryOutsideTransaction<
+      SpaceRow & { claimed: boolean; id: string | null }
+    >(
       `${first}
          ON CONFLICT (slug) DO NOTHING
          RETURNING id, name, slug, description, features, created_by, created_at, updated_at
@@ -85,7 +90,7 @@ export class SpacesQueries {
        )
        SELECT ${claimed} AS claimed, s.* FROM (SELECT 1) one LEFT JOIN s ON true`,
       claim ? [...params, ...claim.params] : params,
-    )) as (SpaceRow & { claimed: boolean; id: string | null })[];
+    );
     const { claimed: ran, ...inserted } = row;
     return { row: inserted.id === null ? null : inserted, claimed: ran };
   }

@@ -68,7 +68,6 @@ export class SpacesService {
     // A pending Idempotency-Key claim goes into the same statement (no commit of its own); the first attempt takes it.
     const claim = RequestTransactions.inline(actor, 7);
     const { row, claimed } = await this.queries.insertSpace(
-      em,
       { id, name: dto.name, slug, description: dto.description ?? null, createdBy: actor.userId },
       this.outbox.row({
         type: 'space.created',
