@@ -137,6 +137,15 @@ function toProductResponse(row: ProductRow): ProductResponse {
 export class ProductQueries {
   constructor(private readonly prepared: PreparedQueries) {}
 
+  /** The product as a read outside any transaction: a named prepared statement, planned once per connection. */
+  async get(spaceId: string, productId: string): Promise<ProductResponse | null> {
+    const [row] = await this.prepared.queryOutsideTransaction<ProductRow>(
+      `${selectProducts()} WHERE p.id = $1 AND p.space_id = $2`,
+      [productId, spaceId],
+    );
+    return row ? toProductResponse(row) : null;
+  }
+
   async one(em: EntityManager, spaceId: string, productId: string): Promise<ProductResponse | null> {
     const rows = (await em.query(`${selectProducts()} WHERE p.id = $1 AND p.space_id = $2`, [
       productId,

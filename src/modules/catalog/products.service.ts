@@ -145,7 +145,9 @@ export class ProductsService {
   }
 
   async get(_actor: Actor, access: SpaceAccess, productId: string): Promise<ProductResponse> {
-    return this.load(this.dataSource.manager, access.space.id, productId);
+    const product = await this.queries.get(access.space.id, productId);
+    if (!product) throw new NotFound('product', productId);
+    return product;
   }
 
   async update(
