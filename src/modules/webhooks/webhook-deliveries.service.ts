@@ -68,23 +68,21 @@ export class WebhookDeliveriesService implements OnModuleInit {
 
   /**
    * Outbox consumer: one delivery per subscribed webhook, created exactly once
-   * per event. A batch looks up the subscribers of each space and event type once.
+   * per event; a batch's subscribers are found and its deliveries written in one statement.
    */
   private async fanOut(events: DispatchedEvent[], em: EntityManager): Promise<void> {
-    const subscribers = new Map<string, { id: string }[]>();
-    for (const event of events) {
-      if (!event.spaceId) continue;
-      const key = `${event.spaceId} ${event.type}`;
-      let hooks = subscribers.get(key);
-      if (!hooks)
-        subscribers.set(key, (hooks = await this.queries.subscribers(em, event.spaceId, event.type)));
-      if (!hooks.length) continue;
-      const body = deliveryBody(event.type, event.occurredAt, event.data);
-      for (const hook of hooks) {
-        const inserted = await this.queries.insertDelivery(em, hook.id, event.id, event.type, body);
-        for (const { id } of inserted) await this.enqueue(em, id);
-      }
-    }
+    const inSpaces = events.filter((event) => event.spaceId);
+    if (!inSpaces.length) return;
+    const inserted = await this.queries.insertDeliveries(
+      em,
+      inSpaces.map((event) => ({
+        eventId: event.id,
+        spaceId: event.spaceId!,
+        eventType: event.type,
+        body: deliveryBody(event.type, event.occurredAt, event.data),
+      })),
+    );
+    for (const { id } of inserted) await this.enqueue(em, id);
   }
 
   enqueue(em: EntityManager | null, deliveryId: string): Promise<void> {

@@ -12,26 +12,28 @@ import type { EntityManager } from 'typeorm';
  */
 @Injectable()
 export class WebhookQueries {
-  /** The enabled webhooks of the space subscribed to the event type. */
-  async subscribers(em: EntityManager, spaceId: string, eventType: string): Promise<{ id: string }[]> {
-    return (await em.query(
-      `SELECT id FROM webhooks WHERE space_id = $1 AND is_enabled AND $2 = ANY(event_types)`,
-      [spaceId, eventType],
-    )) as { id: string }[];
-  }
-
-  /** Creates the event's delivery to the webhook unless it exists; returns the new row's id, if any. */
-  async insertDelivery(
+  /**
+   * Creates, in one statement for a whole batch of events, each event's delivery to every enabled
+   * webhook of its space subscribed to its type, unless it exists; returns the new rows' ids.
+   */
+  async insertDeliveries(
     em: EntityManager,
-    webhookId: string,
-    eventId: string,
-    eventType: string,
-    body: unknown,
+    events: { eventId: string; spaceId: string; eventType: string; body: string }[],
   ): Promise<{ id: string }[]> {
     return (await em.query(
-      `INSERT INTO webhook_deliveries (webhook_id, event_id, event_type, body) VALUES ($1, $2, $3, $4)
-         ON CONFLICT (event_id, webhook_id) WHERE event_id IS NOT NULL DO NOTHING RETURNING id`,
-      [webhookId, eventId, eventType, body],
+      `INSERT INTO webhook_deliveries (webhook_id, event_id, event_type, body)
+       SELECT w.id, e.event_id, e.event_type, e.body
+         FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[]) WITH ORDINALITY
+              AS e(event_id, space_id, event_type, body, position)
+         JOIN webhooks w ON w.space_id = e.space_id AND w.is_enabled AND e.event_type = ANY(w.event_types)
+        ORDER BY e.position, w.id
+       ON CONFLICT (event_id, webhook_id) WHERE event_id IS NOT NULL DO NOTHING RETURNING id`,
+      [
+        events.map((e) => e.eventId),
+        events.map((e) => e.spaceId),
+        events.map((e) => e.eventType),
+        events.map((e) => e.body),
+      ],
     )) as { id: string }[];
   }
 
