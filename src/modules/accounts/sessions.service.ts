@@ -8,6 +8,7 @@ import { PrefetchedSpace, SpaceAccessPort, SpaceAccessRow } from '../../common/p
 import { DEFAULT_INSTANCE_ID } from '../../database/instance-ids';
 import { PreparedQueries } from '../../database/prepared-queries.runner';
 import { randomToken, tokenHash } from '../../platform/crypto/tokens';
+import { OWN_USER_PROPERTIES } from '../users/users.contract';
 import { AccountsQueries, OWN_USER_PREFIX } from './accounts.queries';
 import { RefreshToken } from './entities/refresh-token.entity';
 import { Session } from './entities/session.entity';
@@ -49,12 +50,15 @@ export interface ResolvedSession {
   ownUser?: OwnUserRow;
 }
 
+// Each own-user property with its column's name in a session row: built once, read on every such request.
+const OWN_USER_KEYS = OWN_USER_PROPERTIES.map(
+  (property) => [property, `${OWN_USER_PREFIX}${property}`] as const,
+);
+
 /** The own-user columns of a session row, without their prefix. */
 function ownUserOf(row: Record<string, unknown>): OwnUserRow {
   const own: OwnUserRow = {};
-  for (const [name, value] of Object.entries(row)) {
-    if (name.startsWith(OWN_USER_PREFIX)) own[name.slice(OWN_USER_PREFIX.length)] = value;
-  }
+  for (const [property, column] of OWN_USER_KEYS) own[property] = row[column];
   return own;
 }
 

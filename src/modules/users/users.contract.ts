@@ -6,25 +6,30 @@
  * round trip; UsersQueries reads the same columns when it was not fetched.
  */
 
+/** The own-user columns: their SQL (of the users row) and the entity property each is named after. */
+const OWN_USER_COLUMNS: readonly (readonly [sql: string, property: string])[] = [
+  ['id', 'id'],
+  ['email', 'email'],
+  ['first_name', 'firstName'],
+  ['last_name', 'lastName'],
+  ['is_active', 'isActive'],
+  ['is_superadmin', 'isSuperadmin'],
+  ['avatar_style', 'avatarStyle'],
+  ['avatar_color', 'avatarColor'],
+  ['avatar_url', 'avatarUrl'],
+  ['ai_literacy_status', 'aiLiteracyStatus'],
+  ['ai_literacy_program', 'aiLiteracyProgram'],
+  ['ai_literacy_completion_date::text', 'aiLiteracyCompletionDate'],
+  ['ai_literacy_next_renewal::text', 'aiLiteracyNextRenewal'],
+  ['created_at', 'createdAt'],
+  ['last_login', 'lastLogin'],
+  ['preferences', 'preferences'],
+];
+
+/** The entity properties the own-user columns are named after, in order. */
+export const OWN_USER_PROPERTIES: readonly string[] = OWN_USER_COLUMNS.map(([, property]) => property);
+
 /** The own-user columns of `alias`, named `<prefix><entity property>`; dates as TypeORM reads them. */
 export function ownUserColumns(alias: string, prefix = ''): string {
-  const column = (sql: string, property: string) => `${alias}.${sql} AS "${prefix}${property}"`;
-  return [
-    column('id', 'id'),
-    column('email', 'email'),
-    column('first_name', 'firstName'),
-    column('last_name', 'lastName'),
-    column('is_active', 'isActive'),
-    column('is_superadmin', 'isSuperadmin'),
-    column('avatar_style', 'avatarStyle'),
-    column('avatar_color', 'avatarColor'),
-    column('avatar_url', 'avatarUrl'),
-    column('ai_literacy_status', 'aiLiteracyStatus'),
-    column('ai_literacy_program', 'aiLiteracyProgram'),
-    column('ai_literacy_completion_date::text', 'aiLiteracyCompletionDate'),
-    column('ai_literacy_next_renewal::text', 'aiLiteracyNextRenewal'),
-    column('created_at', 'createdAt'),
-    column('last_login', 'lastLogin'),
-    column('preferences', 'preferences'),
-  ].join(', ');
+  return OWN_USER_COLUMNS.map(([sql, property]) => `${alias}.${sql} AS "${prefix}${property}"`).join(', ');
 }
