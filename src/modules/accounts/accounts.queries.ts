@@ -15,13 +15,11 @@ const SESSION_SQL = `SELECT u.email, u.is_superadmin, s.impersonator_id, s.insta
     AND (s.instance_id = '${DEFAULT_INSTANCE_ID}' OR u.is_superadmin
          OR EXISTS (SELECT 1 FROM instance_memberships m WHERE m.instance_id = s.instance_id AND m.user_id = s.user_id))`;
 
-/** The session check's texts, with and without the own-user columns; alone or with a space fragment. */
-const SESSION_TEXTS = Object.fromEntries(
-  (['plain', 'withOwnUser'] as const).map((variant) => {
-    const base = SESSION_SQL.replace('%OWN%', variant === 'withOwnUser' ? `, ${OWN_USER_SELECT}` : '');
-    return [variant, { base, alone: base.replace('%SPACE%', ''), withSpace: new Map<string, string>() }];
-  }),
-) as Record<'plain' | 'withOwnUser', { base: string; alone: string; withSpace: Map<string, string> }>;
+/** The session check's text with and without the own-user columns (`%SPACE%` still to fill). */
+const SESSION_TEXTS = {
+  plain: SESSION_SQL.replace('%OWN%', ''),
+  withOwnUser: SESSION_SQL.replace('%OWN%', `, ${OWN_USER_SELECT}`),
+};
 
 /**
  * The accounts module's raw SQL, and why each is not the repository API:
@@ -52,13 +50,13 @@ export class AccountsQueries {
     space?: { sql: string; key: string },
     withOwnUser = false,
   ): Promise<Row[]> {
-    const texts = withOwnUser ? SESSION_TEXTS.withOwnUser : SESSION_TEXTS.plain;
-    if (!space) return prepared.queryOutsideTransaction<Row>(texts.alone, [sessionId, userId]);
-    // The statement's text is built once per space fragment (there are two: by slug, by id), not per request.
-    let text = texts.withSpace.get(space.sql);
-    if (!text)
-      texts.withSpace.set(space.sql, (text = texts.base.replace('%SPACE%', `, ${space.sql} AS space`)));
-    return prepared.queryOutsideTransaction<Row>(text, [sessionId, userId, space.key]);
+    const sql = withOwnUser ? SESSION_TEXTS.withOwnUser : SESSION_TEXTS.plain;
+    if (!space) return prepared.queryOutsideTransaction<Row>(sql.replace('%SPACE%', ''), [sessionId, userId]);
+    return prepared.queryOutsideTransaction<Row>(sql.replace('%SPACE%', `, ${space.sql} AS space`), [
+      sessionId,
+      userId,
+      space.key,
+    ]);
   }
 
   /** Serialises registrations until the transaction ends. */

@@ -87,6 +87,9 @@ const selectProducts = (extraColumns = '', from = 'products', roles = 'product_r
     LEFT JOIN sensitivity_levels sens ON sens.id = p.sensitivity_id
     LEFT JOIN maintenance_statuses maint ON maint.id = p.maintenance_status_id`;
 
+// One product of a space ($1 the product, $2 the space).
+const PRODUCT_BY_ID_SQL = `${selectProducts()} WHERE p.id = $1 AND p.space_id = $2`;
+
 /** The mapper of the row: the API's product (owners and stewards split, timestamps as ISO strings). */
 function toProductResponse(row: ProductRow): ProductResponse {
   const owners: PersonRef[] = [];
@@ -139,18 +142,15 @@ export class ProductQueries {
 
   /** The product as a read outside any transaction: a named prepared statement, planned once per connection. */
   async get(spaceId: string, productId: string): Promise<ProductResponse | null> {
-    const [row] = await this.prepared.queryOutsideTransaction<ProductRow>(
-      `${selectProducts()} WHERE p.id = $1 AND p.space_id = $2`,
-      [productId, spaceId],
-    );
+    const [row] = await this.prepared.queryOutsideTransaction<ProductRow>(PRODUCT_BY_ID_SQL, [
+      productId,
+      spaceId,
+    ]);
     return row ? toProductResponse(row) : null;
   }
 
   async one(em: EntityManager, spaceId: string, productId: string): Promise<ProductResponse | null> {
-    const rows = (await em.query(`${selectProducts()} WHERE p.id = $1 AND p.space_id = $2`, [
-      productId,
-      spaceId,
-    ])) as ProductRow[];
+    const rows = (await em.query(PRODUCT_BY_ID_SQL, [productId, spaceId])) as ProductRow[];
     return rows[0] ? toProductResponse(rows[0]) : null;
   }
 

@@ -22,8 +22,6 @@ const ROLE_LABEL: Record<SpaceRoleName, string> = {
 
 @Injectable()
 export class SpaceAccessService extends SpaceAccessPort {
-  private readonly prefetchTexts = new Map<string, string>();
-
   constructor(private readonly queries: SpacesQueries) {
     super();
   }
@@ -40,16 +38,9 @@ export class SpaceAccessService extends SpaceAccessPort {
 
   prefetchSql(spaceIdOrSlug: string, param: string, userColumn: string): string {
     const column = isUuid(spaceIdOrSlug) ? 'sp.id' : 'sp.slug';
-    // The same few texts on every request: built once each, so the statement's text is the same string too.
-    const key = `${column} ${param} ${userColumn}`;
-    let sql = this.prefetchTexts.get(key);
-    if (!sql) {
-      sql = `(SELECT json_build_object('id', sp.id, 'slug', sp.slug, 'name', sp.name, 'features', sp.features, 'role', sm.role)
+    return `(SELECT json_build_object('id', sp.id, 'slug', sp.slug, 'name', sp.name, 'features', sp.features, 'role', sm.role)
                FROM spaces sp LEFT JOIN space_memberships sm ON sm.space_id = sp.id AND sm.user_id = ${userColumn}
               WHERE ${column} = ${param})`;
-      this.prefetchTexts.set(key, sql);
-    }
-    return sql;
   }
 
   decide(

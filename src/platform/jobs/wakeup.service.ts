@@ -120,12 +120,7 @@ export class Wakeup implements OnModuleInit, OnApplicationShutdown, EntitySubscr
 
   /** Signals `topic` (e.g. `notifications:<userId>`, a cache's version) to every process once `em`'s transaction commits. */
   signal(em: EntityManager | null, topic: string): void {
-    const runner = em?.queryRunner as (Pending & { isTransactionActive?: boolean }) | undefined;
-    if (runner?.isTransactionActive) {
-      (runner[PENDING] ??= []).push(topic);
-      return;
-    }
-    this.send(topic);
+    if (!this.deferred(em, PENDING, topic)) this.send(topic);
   }
 
   /**
@@ -136,12 +131,19 @@ export class Wakeup implements OnModuleInit, OnApplicationShutdown, EntitySubscr
    * dies leaves, is found by the other workers' polls.
    */
   signalHere(em: EntityManager | null, topic: string): void {
+    if (!this.deferred(em, PENDING_HERE, topic)) this.emitSoon(topic);
+  }
+
+  /** Keeps `topic` on `em`'s open transaction (under `list`) until it commits; false outside a transaction. */
+  private deferred(
+    em: EntityManager | null,
+    list: typeof PENDING | typeof PENDING_HERE,
+    topic: string,
+  ): boolean {
     const runner = em?.queryRunner as (Pending & { isTransactionActive?: boolean }) | undefined;
-    if (runner?.isTransactionActive) {
-      (runner[PENDING_HERE] ??= []).push(topic);
-      return;
-    }
-    this.emitSoon(topic);
+    if (!runner?.isTransactionActive) return false;
+    (runner[list] ??= []).push(topic);
+    return true;
   }
 
   on(topic: string, listener: () => void): () => void {
