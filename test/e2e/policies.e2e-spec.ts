@@ -344,6 +344,62 @@ describe('policies', () => {
       ).toBe(true);
     });
 
+    it('answers each outcome with one id for good: derived from its key, or the one a row already stores', async () => {
+      const s = await newSpace();
+      const products = await Promise.all(
+        ['a', 'b', 'c'].map((name) => createProduct(t.http, editor, s, { name, description: 'short' })),
+      );
+      const policy = await createPolicy(s, {
+        name: 'Described',
+        rule_expression: 'size(product.description) >= 10',
+        is_enabled: false,
+      });
+      const idsOf = async (): Promise<Record<string, string>> => {
+        const list = await t.http.get(`${base(s)}/${policy.id}/evaluations`).set(bearer(viewer));
+        return Object.fromEntries(
+          (list.body.items as { product_id: string; id: string }[]).map((e) => [e.product_id, e.id]),
+        );
+      };
+      await t.http
+        .post(`${base(s)}/${policy.id}/evaluate`)
+        .set(bearer(editor))
+        .expect(200);
+      const first = await idsOf();
+      expect(Object.keys(first).sort()).toEqual(products.map((p) => p.id).sort());
+      expect(new Set(Object.values(first)).size).toBe(3);
+      for (const id of Object.values(first)) expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-/);
+      // Written without an id: nothing is drawn per row.
+      expect(
+        await dbQuery(
+          `SELECT count(*)::int AS n FROM policy_evaluations WHERE policy_id = $1 AND id IS NULL`,
+          [policy.id],
+        ),
+      ).toEqual([{ n: 3 }]);
+
+      // A row written before ids were derived keeps the id it stores.
+      const stored = '0b6f1c4e-2d3a-4b5c-8d9e-0f1a2b3c4d5e';
+      await dbQuery(`UPDATE policy_evaluations SET id = $3 WHERE policy_id = $1 AND product_id = $2`, [
+        policy.id,
+        products[0].id,
+        stored,
+      ]);
+      // An outcome that changes keeps its id, as does one rewritten after its row was deleted.
+      await t.http
+        .patch(`${API}/catalog/spaces/${s.slug}/products/${products[1].id}`)
+        .set(bearer(editor))
+        .send({ description: 'long enough to comply' })
+        .expect(200);
+      await dbQuery(`DELETE FROM policy_evaluations WHERE policy_id = $1 AND product_id = $2`, [
+        policy.id,
+        products[2].id,
+      ]);
+      await t.http
+        .post(`${base(s)}/${policy.id}/evaluate`)
+        .set(bearer(editor))
+        .expect(200);
+      expect(await idsOf()).toEqual({ ...first, [products[0].id]: stored });
+    });
+
     it('evaluates all enabled, unarchived policies, summarises compliance and lists product violations', async () => {
       const s = await newSpace();
       const good = await createProduct(t.http, editor, s, {

@@ -5,7 +5,8 @@ import type { EvaluationStatus } from './entities/policy-evaluation.entity';
 import type { RuleSql } from './policy-sql';
 
 export interface EvaluationRow {
-  id: string;
+  /** NULL on rows written since migration PolicyOutcomeIdsOnRead (policyOutcomeId derives it). */
+  id: string | null;
   product_id: string;
   status: string;
   message: string | null;
@@ -120,7 +121,7 @@ export class PolicyQueries {
     return (await em.query(
       `SELECT id, product_id, status, message, evaluated_at FROM policy_evaluations
         WHERE policy_id = $1 AND ($2::text IS NULL OR status = $2)
-        ORDER BY array_position(ARRAY['non_compliant', 'error', 'compliant'], status), evaluated_at DESC, id
+        ORDER BY array_position(ARRAY['non_compliant', 'error', 'compliant'], status), evaluated_at DESC, product_id
         OFFSET $3 LIMIT $4`,
       [policyId, status, skip, limit],
     )) as EvaluationRow[];
@@ -139,8 +140,8 @@ export class PolicyQueries {
   async complianceByPolicy(em: EntityManager, spaceId: string): Promise<PolicyComplianceRow[]> {
     return (await em.query(
       `SELECT p.id, p.name, p.severity, p.is_enabled,
-              count(e.id) FILTER (WHERE e.status = 'compliant')::int AS compliant,
-              count(e.id) FILTER (WHERE e.status = 'non_compliant')::int AS violations
+              count(*) FILTER (WHERE e.status = 'compliant')::int AS compliant,
+              count(*) FILTER (WHERE e.status = 'non_compliant')::int AS violations
          FROM policies p LEFT JOIN policy_evaluations e ON e.policy_id = p.id AND p.is_enabled
         WHERE p.space_id = $1 AND NOT p.is_archived
         GROUP BY p.id ORDER BY lower(p.name)`,
@@ -270,7 +271,7 @@ export class PolicyQueries {
                  OR e.message IS DISTINCT FROM CASE WHEN s.ok THEN NULL ELSE $3::text END)
        ), inserted AS (
          INSERT INTO policy_evaluations (policy_id, product_id, status, message, evaluated_at)
-         SELECT $2, d.id, d.next, d.message, $4 FROM diff d WHERE d.before IS NULL
+         SELECT $2, d.id, d.next, d.message, $4 FROM diff d WHERE d.before IS NULL ORDER BY d.id
        ), updated AS (
          UPDATE policy_evaluations e SET status = d.next, message = d.message, evaluated_at = $4
            FROM diff d WHERE d.before IS NOT NULL AND e.policy_id = $2 AND e.product_id = d.id

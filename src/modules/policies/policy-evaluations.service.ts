@@ -25,6 +25,7 @@ import { PolicyQueries } from './policies.queries';
 import { PoliciesService } from './policies.service';
 import { PolicyEvaluator } from './policy-evaluator.service';
 import { checkRule } from './policy-rules';
+import { policyOutcomeId } from './policy-outcome-id';
 
 const DRY_RUN_FINDINGS = 1_000;
 
@@ -109,7 +110,7 @@ export class PolicyEvaluationsService {
     );
     return {
       items: rows.map((r) => ({
-        id: r.id,
+        id: r.id ?? policyOutcomeId(policy.id, r.product_id),
         policy_id: policy.id,
         product_id: r.product_id,
         product_name: names.get(r.product_id) ?? '',

@@ -1,4 +1,4 @@
-import { Column, Entity, Generated, PrimaryColumn } from 'typeorm';
+import { Column, Entity, PrimaryColumn } from 'typeorm';
 
 export const EVALUATION_STATUSES = ['compliant', 'non_compliant', 'error'] as const;
 export type EvaluationStatus = (typeof EVALUATION_STATUSES)[number];
@@ -19,10 +19,13 @@ export class PolicyEvaluation {
   @PrimaryColumn('uuid', { primaryKeyConstraintName: 'policy_evaluations_policy_product_key' })
   productId: string;
 
-  /** The outcome's id in answers; nothing looks a row up by it. */
-  @Column('uuid')
-  @Generated('uuid')
-  id: string;
+  /**
+   * The outcome's id in answers; nothing looks a row up by it. NULL on rows
+   * written since migration PolicyOutcomeIdsOnRead: answers derive it from
+   * the key (policyOutcomeId).
+   */
+  @Column('uuid', { nullable: true })
+  id: string | null;
 
   @Column('text')
   status: EvaluationStatus;
