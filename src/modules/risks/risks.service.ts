@@ -207,7 +207,7 @@ export class RisksService {
       query.likelihood !== undefined && query.impact !== undefined
         ? [{ likelihood: query.likelihood, impact: query.impact }]
         : HEAT_MAP_CELLS;
-    return this.queries.heatMapJson(this.dataSource.manager, access.space.id, cells, {
+    return this.queries.heatMapJson(access.space.id, cells, {
       offset: query.offset ?? 0,
       limit: query.limit ?? HEAT_MAP_IDS_DEFAULT,
     });
