@@ -3,7 +3,7 @@ import { NestExpressApplication } from '@nestjs/platform-express';
 import { AppModule, AppModuleOptions } from './app.module';
 import { API_PREFIX } from './common/http/legacy-path.middleware';
 import { setupSwagger } from './common/openapi/swagger.setup';
-import { AppLogger } from './platform/logging/app-logger';
+import { AppLogger, logDestination } from './platform/logging/app-logger';
 import { ApiKeysService } from './modules/api-keys/api-keys.service';
 import { MetricsService } from './platform/metrics/metrics.service';
 import { requestMiddlewares } from './request-pipeline';
@@ -11,7 +11,7 @@ import { requestMiddlewares } from './request-pipeline';
 /** Builds the configured application; used by main.ts and by the e2e tests alike. */
 export async function createApp(options: AppModuleOptions): Promise<NestExpressApplication> {
   const { config } = options;
-  const logger = new AppLogger(config);
+  const logger = new AppLogger(config, await logDestination(config.logFormat));
   // rawBody: signed inbound webhooks are verified over the exact bytes received (req.rawBody).
   const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(options), {
     logger,

@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import cluster from 'node:cluster';
 import type { Pool } from 'pg';
 import { AppConfig, ConfigError, loadConfig } from './config/app.config';
-import { AppLogger } from './platform/logging/app-logger';
+import { AppLogger, logDestination } from './platform/logging/app-logger';
 import type { EmbeddedPostgres } from './database/embedded-postgres';
 import { migrateDatabase } from './database/migrate';
 import { serveRateLimitCounters } from './platform/rate-limit/cluster-rate-limit.store';
@@ -117,7 +117,7 @@ async function runServer(config: AppConfig, appLogger: AppLogger): Promise<void>
 
 async function main(): Promise<void> {
   const config = configOrExit();
-  const logger = new AppLogger(config);
+  const logger = new AppLogger(config, await logDestination(config.logFormat));
   if (cluster.isPrimary && config.webConcurrency > 1) await runPrimary(config, logger);
   else await runServer(config, logger);
 }

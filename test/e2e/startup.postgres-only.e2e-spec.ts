@@ -33,6 +33,7 @@ const LOADED_ON_FIRST_USE = [
   'file-type', // an upload
   'ioredis', // only with REDIS_URL
   'nodemailer', // only when a mail is sent over SMTP_URL
+  'pino-pretty', // only with LOG_FORMAT=pretty (a terminal's default); a deployment writes JSON lines
 ];
 
 describe('a cold start', () => {
@@ -69,5 +70,6 @@ describe('a cold start', () => {
       expect(loaded.has('@nestjs/core')).toBe(true);
       expect(LOADED_ON_FIRST_USE.filter((name) => loaded.has(name))).toEqual([]);
     }
+    expect(primary[0].has('pino-pretty')).toBe(false);
   }, 240_000);
 });

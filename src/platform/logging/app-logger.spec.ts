@@ -5,7 +5,7 @@ import { AppLogger } from './app-logger';
 function capture(logLevel: ConstructorParameters<typeof AppLogger>[0]['logLevel']) {
   const lines: Record<string, unknown>[] = [];
   const destination: DestinationStream = { write: (line: string) => void lines.push(JSON.parse(line)) };
-  return { logger: new AppLogger({ logLevel, logFormat: 'json' }, destination), lines };
+  return { logger: new AppLogger({ logLevel }, destination), lines };
 }
 
 describe('AppLogger', () => {

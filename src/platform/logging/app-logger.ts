@@ -1,6 +1,5 @@
 import type { LoggerService } from '@nestjs/common';
 import pino, { DestinationStream, Level, Logger as Pino } from 'pino';
-import pretty from 'pino-pretty';
 import type { LogFormat, LogLevel } from '../../config/app.config';
 import { redactText, redactValue } from './redact';
 
@@ -19,7 +18,6 @@ const PINO_LEVEL: Record<LogLevel, Level | 'silent'> = {
 
 export interface LoggingOptions {
   logLevel: LogLevel;
-  logFormat: LogFormat;
 }
 
 /** The fields of one access-log line. */
@@ -33,8 +31,13 @@ export interface AccessLine {
   duration_ms: number;
 }
 
-function destinationOf(format: LogFormat): DestinationStream {
+/**
+ * Where the lines of `format` go: JSON lines straight to stdout, or pino-pretty's single lines,
+ * loaded only then (a production process writes JSON and never loads it).
+ */
+export async function logDestination(format: LogFormat): Promise<DestinationStream> {
   if (format === 'json') return pino.destination({ dest: 1, sync: true });
+  const { default: pretty } = await import('pino-pretty');
   return pretty({
     sync: true,
     colorize: process.stdout.isTTY === true,
@@ -64,7 +67,7 @@ function split(params: unknown[]): { context: string | undefined; rest: unknown[
 export class AppLogger implements LoggerService {
   readonly pino: Pino;
 
-  constructor(options: LoggingOptions, destination: DestinationStream = destinationOf(options.logFormat)) {
+  constructor(options: LoggingOptions, destination: DestinationStream) {
     this.pino = pino(
       {
         level: PINO_LEVEL[options.logLevel],
