@@ -405,6 +405,36 @@ describe('AI administration over HTTP (real PostgreSQL, local provider server)',
       expectProblem(await admin().post(`/admin/ai-logs/${NIL}/replay`), 404);
     });
 
+    it('lists each log as its own record answers it (the list is encoded by the database)', async () => {
+      const replay = await admin().post(`/admin/ai-logs/${seedLogId}/replay`);
+      expect(replay.status).toBe(200);
+      // Values whose encoding could differ: fractional cost, microseconds, actions, an error, the replay link.
+      await dbQuery(
+        `UPDATE ai_logs SET cost_usd = 0.000123, created_at = created_at + interval '0.000999 seconds',
+                error = 'upstream said "no"', guardrail_actions = '[{"kind":"redact_email","count":2},{"kind":"injection_flagged","count":1,"variable":"alert"}]'
+          WHERE id = $1`,
+        [replay.body.log_id],
+      );
+      const list = await admin().get('/admin/ai-logs?feature=test_connection&limit=100');
+      expect(list.status).toBe(200);
+      expect(list.headers['content-type']).toBe('application/json; charset=utf-8');
+      const items = list.body.items as { id: string }[];
+      expect(items.map((item) => item.id)).toEqual(expect.arrayContaining([seedLogId, replay.body.log_id]));
+      for (const item of items) {
+        const detail = await admin().get(`/admin/ai-logs/${item.id}`);
+        const {
+          messages: _messages,
+          response: _response,
+          ...record
+        } = detail.body as Record<string, unknown>;
+        expect(item).toStrictEqual(record);
+      }
+      const changed = items.find((item) => item.id === replay.body.log_id);
+      expect(changed).toEqual(
+        expect.objectContaining({ replay_of: seedLogId, cost_usd: 0.000123, error: 'upstream said "no"' }),
+      );
+    });
+
     it('refuses over budget without sending anything (429), logs it, and lists the override', async () => {
       const put = await admin().put('/admin/ai-budgets/test_connection', { daily_tokens: 1 });
       expect(put.status).toBe(200);

@@ -2,7 +2,8 @@ import { Controller, Get, HttpCode, Param, Post, Query, StreamableFile } from '@
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Actor } from '../../common/auth/actor';
 import { CurrentActor } from '../../common/auth/current-actor.decorator';
-import { Page, PageOf } from '../../common/http/page.dto';
+import { SendsEncodedJson } from '../../common/http/encoded-json.decorator';
+import { PageOf } from '../../common/http/page.dto';
 import { ApiProblems } from '../../common/openapi/api-problems.decorator';
 import { SuperadminOnly } from '../../common/permissions/superadmin.guard';
 import { AiLogsService } from './ai-logs.service';
@@ -40,7 +41,8 @@ export class AiLogsAdminController {
   @ApiOperation({ operationId: 'listAdminAiLogs', summary: 'List AI logs', description: LIST })
   @ApiOkResponse({ type: PageOf(AiLogResponse) })
   @ApiProblems(422)
-  list(@Query() query: ListAiLogsQuery): Promise<Page<AiLogResponse>> {
+  @SendsEncodedJson()
+  list(@Query() query: ListAiLogsQuery): Promise<string> {
     return this.logs.list({ ...query, skip: query.skip ?? 0, limit: query.limit ?? 50 });
   }
 
@@ -137,7 +139,8 @@ export class AiLogsController {
   @ApiOperation({ operationId: 'listAiLogs', summary: 'List AI logs (superadmin)', description: LIST })
   @ApiOkResponse({ type: PageOf(AiLogResponse) })
   @ApiProblems(422)
-  list(@Query() query: ListAiLogsQuery): Promise<Page<AiLogResponse>> {
+  @SendsEncodedJson()
+  list(@Query() query: ListAiLogsQuery): Promise<string> {
     return this.logs.list({ ...query, skip: query.skip ?? 0, limit: query.limit ?? 50 });
   }
 

@@ -2,7 +2,6 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
 import { NotFound } from '../../common/errors/domain-error';
-import { Page } from '../../common/http/page.dto';
 import { InstanceContext } from '../../database/instance-context';
 import { AiGatewayService } from './ai-gateway.service';
 import {
@@ -72,27 +71,12 @@ export class AiLogsService {
     private readonly queries: AiQueries,
   ) {}
 
-  async list(filter: AiLogFilter): Promise<Page<AiLogResponse>> {
-    const qb = this.logs.createQueryBuilder('l');
-    if (filter.provider) qb.andWhere('l.provider = :provider', { provider: filter.provider });
-    if (filter.status) qb.andWhere('l.status = :status', { status: filter.status });
-    if (filter.feature) qb.andWhere('l.feature = :feature', { feature: filter.feature });
-    const [rows, total] = await Promise.all([
-      qb
-        .select(LIST_COLUMNS.map((c) => `l.${c}`))
-        .orderBy('l.createdAt', 'DESC')
-        .addOrderBy('l.id', 'DESC')
-        .skip(filter.skip)
-        .take(filter.limit)
-        .getMany(),
-      // Counting every matching log was most of this route's cost: whole days come from the rollups.
-      this.queries.logCount(this.logs.manager, {
-        provider: filter.provider,
-        status: filter.status,
-        feature: filter.feature,
-      }),
-    ]);
-    return { items: rows.map(toLogResponse), total };
+  /** A page of the list as the JSON text of Page<AiLogResponse>, encoded by the database (AiQueries.logPageJson). */
+  list(filter: AiLogFilter): Promise<string> {
+    return this.queries.logPageJson(
+      { provider: filter.provider, status: filter.status, feature: filter.feature },
+      { skip: filter.skip, limit: filter.limit },
+    );
   }
 
   /** Whether an AI log entry exists (feedback names the answer it judges by its log id). */
@@ -222,28 +206,6 @@ export class AiLogsService {
     return this.prompts.saveDraft(userId, log.promptKey, log.messages, log.id);
   }
 }
-
-const LIST_COLUMNS = [
-  'id',
-  'feature',
-  'provider',
-  'model',
-  'promptKey',
-  'promptVersion',
-  'status',
-  'inputTokens',
-  'outputTokens',
-  'costUsd',
-  'latencyMs',
-  'userId',
-  'spaceId',
-  'guardrailActions',
-  'createdAt',
-  'runId',
-  'attempt',
-  'replayOf',
-  'error',
-];
 
 function sumTotals(rows: UsageTotalsResponse[]): UsageTotalsResponse {
   return rows.reduce<UsageTotalsResponse>(

@@ -93,6 +93,18 @@ const WRITE_SPAN_SQL = `WITH ${ASYNC_COMMIT} INSERT INTO ai_spans (run_id, log_i
        SELECT $1::uuid, $2::uuid, $3::smallint, $4, $5, $6::timestamptz, $7::float8, $8::jsonb FROM async`;
 
 /** The rollup column that counts the logs of a status (`any`: no status filter). */
+/**
+ * One log of the list (AiLogResponse's fields, in its order) over the row `p`:
+ * times as JavaScript's toISOString writes them (milliseconds, truncated).
+ */
+const LOG_ITEM_JSON = `json_build_object(
+  'id', p.id, 'feature', p.feature, 'provider', p.provider, 'model', p.model, 'prompt_key', p.prompt_key,
+  'prompt_version', p.prompt_version, 'status', p.status, 'input_tokens', p.input_tokens,
+  'output_tokens', p.output_tokens, 'cost_usd', p.cost_usd, 'latency_ms', p.latency_ms, 'user_id', p.user_id,
+  'space_id', p.space_id, 'guardrail_actions', p.guardrail_actions,
+  'created_at', to_char(p.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+  'run_id', p.run_id, 'attempt', p.attempt, 'replay_of', p.replay_of, 'error', p.error)`;
+
 const ROLLUP_CALLS: Record<string, string> = {
   any: 'u.calls',
   success: 'u.calls - u.failures - u.blocked - u.budget_exceeded',
@@ -254,22 +266,25 @@ export class AiQueries {
   }
 
   /**
-   * How many logs match the list's filters, exactly, without counting a
-   * million rows: the rollups (written by the same statement as each log,
-   * so they agree with the logs at any snapshot) give the whole days, and
-   * only the oldest day is counted in the logs (ai_logs_created_idx, or the
-   * feature, provider or status index with created_at): it may be partial,
-   * because retention deletes the oldest logs first (deleteOldLogs), and
-   * every day after it still has all its logs, today included (its rollup
-   * grows in the statements that write its logs). Each filter has its rollup column:
-   * provider and feature are keys, a status is a counter (success: the
-   * calls that are none of the others).
+   * A page of the log list as JSON text, `{"items": [...], "total": n}` in
+   * AiLogResponse's shape, in one statement: the newest `limit` logs from
+   * `skip` matching the filters (ai_logs_created_idx, or the feature,
+   * provider or status index with created_at), and how many match, exactly,
+   * without counting a million rows: the rollups (written by the same
+   * statement as each log, so they agree with the logs at any snapshot) give
+   * the whole days, and only the oldest day is counted in the logs: it may be
+   * partial, because retention deletes the oldest logs first (deleteOldLogs),
+   * and every day after it still has all its logs, today included (its rollup
+   * grows in the statements that write its logs). Each filter has its rollup
+   * column: provider and feature are keys, a status is a counter (success:
+   * the calls that are none of the others). The database encodes the answer.
+   * Outside any transaction, on the pool.
    */
-  async logCount(
-    em: EntityManager,
+  async logPageJson(
     filter: { provider?: string; status?: string; feature?: string },
-  ): Promise<number> {
-    const params: unknown[] = [];
+    page: { skip: number; limit: number },
+  ): Promise<string> {
+    const params: unknown[] = [page.skip, page.limit];
     const logRules: string[] = [];
     const rollupRules: string[] = [];
     for (const column of ['provider', 'feature'] as const) {
@@ -286,17 +301,22 @@ export class AiQueries {
     const calls = ROLLUP_CALLS[filter.status ?? 'any'];
     const logs = logRules.length ? `AND ${logRules.join(' AND ')}` : '';
     const rollups = rollupRules.length ? `AND ${rollupRules.join(' AND ')}` : '';
-    const [row] = (await em.query(
+    // Named: one text per combination of filters, each planned once per connection.
+    const [row] = await this.prepared.queryOutsideTransaction<{ document: string }>(
       `WITH bounds AS (
          SELECT d.first_day, ((d.first_day + 1)::timestamp AT TIME ZONE 'UTC') AS first_day_end
-           FROM (SELECT (min(created_at) AT TIME ZONE 'UTC')::date AS first_day FROM ai_logs) d)
-       SELECT (SELECT count(*) FROM ai_logs l WHERE l.created_at < b.first_day_end ${logs})
-            + (SELECT coalesce(sum(${calls}), 0) FROM ai_usage_daily u
-                WHERE u.day > b.first_day ${rollups}) AS total
+           FROM (SELECT (min(created_at) AT TIME ZONE 'UTC')::date AS first_day FROM ai_logs) d),
+       page AS (
+         SELECT l.* FROM ai_logs l WHERE TRUE ${logs} ORDER BY l.created_at DESC, l.id DESC OFFSET $1 LIMIT $2)
+       SELECT json_build_object(
+         'items', coalesce((SELECT json_agg(${LOG_ITEM_JSON} ORDER BY p.created_at DESC, p.id DESC) FROM page p), '[]'),
+         'total', (SELECT count(*) FROM ai_logs l WHERE l.created_at < b.first_day_end ${logs})
+                + (SELECT coalesce(sum(${calls}), 0) FROM ai_usage_daily u WHERE u.day > b.first_day ${rollups})
+       )::text AS document
          FROM bounds b`,
       params,
-    )) as { total: string | null }[];
-    return Number(row.total ?? 0);
+    );
+    return row.document;
   }
 
   /** Calls, tokens and cost per workflow run. */

@@ -1,4 +1,5 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query, Header } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
+import { SendsEncodedJson } from '../../common/http/encoded-json.decorator';
 import {
   ApiCreatedResponse,
   ApiNoContentResponse,
@@ -86,7 +87,7 @@ export class RisksController {
   })
   @ApiOkResponse({ type: HeatMapResponse })
   @ApiProblems(422)
-  @Header('Content-Type', 'application/json; charset=utf-8')
+  @SendsEncodedJson()
   heatMap(
     @CurrentSpace() access: SpaceAccess,
     @Param() _params: SlugParams,
