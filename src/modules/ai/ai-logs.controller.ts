@@ -26,8 +26,8 @@ const usageAnswer = (document: Buffer) =>
 
 const LIST =
   'Newest first. Prompts and answers are stored redacted; `attempt` 2 is the call to a fallback profile, in the same `run_id`. ' +
-  '`total` is exact: whole UTC days are counted from the daily usage rollups (which carry every filter of this list), ' +
-  'and only the oldest day (cut short by retention) and today are counted in the logs.';
+  '`total` is exact: it is summed from the daily usage rollups (which carry every filter of this list and are written ' +
+  "with each log, today's included); only the oldest day, which retention may have cut short, is counted in the logs.";
 const USAGE =
   'Token usage grouped by UTC date, model and feature, read from the daily rollups (not the logs).';
 
