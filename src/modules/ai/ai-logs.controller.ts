@@ -1,4 +1,4 @@
-import { Controller, Get, HttpCode, Param, Post, Query, StreamableFile } from '@nestjs/common';
+import { Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Actor } from '../../common/auth/actor';
 import { CurrentActor } from '../../common/auth/current-actor.decorator';
@@ -19,10 +19,6 @@ import {
   UsageResponse,
 } from './dto/ai-logs.dto';
 import { PromptDetailResponse } from './dto/prompts.dto';
-
-/** The usage report goes out as the bytes the service encoded (see AiLogsService.usageDocument). */
-const usageAnswer = (document: Buffer) =>
-  new StreamableFile(document, { type: 'application/json; charset=utf-8', length: document.length });
 
 const LIST =
   'Newest first. Prompts and answers are stored redacted; `attempt` 2 is the call to a fallback profile, in the same `run_id`. ' +
@@ -51,8 +47,10 @@ export class AiLogsAdminController {
   @ApiOperation({ operationId: 'getAdminAiUsage', summary: 'Token usage summary', description: USAGE })
   @ApiOkResponse({ type: UsageResponse })
   @ApiProblems(422)
-  async usage(@Query() query: UsageQuery): Promise<StreamableFile> {
-    return usageAnswer(await this.logs.usageDocument(query.days ?? 30));
+  @SendsEncodedJson()
+  usage(@Query() query: UsageQuery): Promise<string> {
+    // The service encodes the report (see AiLogsService.usageDocument); it goes out as it is.
+    return this.logs.usageDocument(query.days ?? 30);
   }
 
   @Get('usage/people')
@@ -149,7 +147,9 @@ export class AiLogsController {
   @ApiOperation({ operationId: 'getAiUsage', summary: 'Token usage (superadmin)', description: USAGE })
   @ApiOkResponse({ type: UsageResponse })
   @ApiProblems(422)
-  async usage(@Query() query: UsageQuery): Promise<StreamableFile> {
-    return usageAnswer(await this.logs.usageDocument(query.days ?? 30));
+  @SendsEncodedJson()
+  usage(@Query() query: UsageQuery): Promise<string> {
+    // The service encodes the report (see AiLogsService.usageDocument); it goes out as it is.
+    return this.logs.usageDocument(query.days ?? 30);
   }
 }

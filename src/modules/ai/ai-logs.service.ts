@@ -45,13 +45,13 @@ const EARLIER_DAYS_TTL_MS = 60_000;
 interface EarlierDays {
   count: number;
   /** The rows' JSON objects joined by commas, ready to splice into `items`. */
-  json: Buffer;
+  json: string;
   totals: UsageTotalsResponse;
 }
 
 const NO_EARLIER_DAYS: EarlierDays = {
   count: 0,
-  json: Buffer.alloc(0),
+  json: '',
   totals: { calls: 0, failures: 0, input_tokens: 0, output_tokens: 0, total_tokens: 0, cost_usd: 0 },
 };
 
@@ -95,17 +95,16 @@ export class AiLogsService {
    * a month of rows was most of this route's cost, so past days are kept
    * encoded with their totals and only today's rows are encoded per request.
    */
-  async usageDocument(days: number): Promise<Buffer> {
+  async usageDocument(days: number): Promise<string> {
     const since = sinceDay(days);
     const [recent, earlier] = await Promise.all([this.usageDays(sinceDay(1), null), this.earlierDays(since)]);
     const totals = sumTotals([...recent, earlier.totals]);
     const recentJson = recent.map((row) => JSON.stringify(row)).join(',');
     const separator = recent.length && earlier.count ? ',' : '';
-    return Buffer.concat([
-      Buffer.from(`{"days":${days},"since":${JSON.stringify(since)},"items":[${recentJson}${separator}`),
-      earlier.json,
-      Buffer.from(`],"totals":${JSON.stringify(totals)}}`),
-    ]);
+    return (
+      `{"days":${days},"since":${JSON.stringify(since)},"items":[${recentJson}${separator}` +
+      `${earlier.json}],"totals":${JSON.stringify(totals)}}`
+    );
   }
 
   /** Past days' rows (from `since` to yesterday), encoded, with their totals; kept for a minute. */
@@ -119,7 +118,7 @@ export class AiLogsService {
     if (cached && cached.expires > now) return cached.days;
     const days = this.usageDays(since, today).then((rows) => ({
       count: rows.length,
-      json: Buffer.from(rows.map((row) => JSON.stringify(row)).join(',')),
+      json: rows.map((row) => JSON.stringify(row)).join(','),
       totals: sumTotals(rows),
     }));
     for (const [stale, entry] of this.earlierCache) if (entry.expires <= now) this.earlierCache.delete(stale);

@@ -92,10 +92,10 @@ SELECT (SELECT created_at FROM log) AS created_at, (SELECT count(*) FROM usage) 
 const WRITE_SPAN_SQL = `WITH ${ASYNC_COMMIT} INSERT INTO ai_spans (run_id, log_id, attempt, name, status, started_at, duration_ms, detail)
        SELECT $1::uuid, $2::uuid, $3::smallint, $4, $5, $6::timestamptz, $7::float8, $8::jsonb FROM async`;
 
-/** The rollup column that counts the logs of a status (`any`: no status filter). */
 /**
  * One log of the list (AiLogResponse's fields, in its order) over the row `p`:
- * times as JavaScript's toISOString writes them (milliseconds, truncated).
+ * times as JavaScript's toISOString writes them (milliseconds, truncated). The
+ * same record as toLogResponse gives a single log; ai-admin.e2e holds the two equal.
  */
 const LOG_ITEM_JSON = `json_build_object(
   'id', p.id, 'feature', p.feature, 'provider', p.provider, 'model', p.model, 'prompt_key', p.prompt_key,
@@ -105,6 +105,7 @@ const LOG_ITEM_JSON = `json_build_object(
   'created_at', to_char(p.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
   'run_id', p.run_id, 'attempt', p.attempt, 'replay_of', p.replay_of, 'error', p.error)`;
 
+/** The rollup column that counts the logs of a status (`any`: no status filter). */
 const ROLLUP_CALLS: Record<string, string> = {
   any: 'u.calls',
   success: 'u.calls - u.failures - u.blocked - u.budget_exceeded',

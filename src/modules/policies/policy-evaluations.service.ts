@@ -24,8 +24,8 @@ import { InvalidRule } from './policies.errors';
 import { PolicyQueries } from './policies.queries';
 import { PoliciesService } from './policies.service';
 import { PolicyEvaluator } from './policy-evaluator.service';
-import { checkRule } from './policy-rules';
 import { policyOutcomeId } from './policy-outcome-id';
+import { checkRule } from './policy-rules';
 
 const DRY_RUN_FINDINGS = 1_000;
 

@@ -2,15 +2,6 @@ import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { PreparedQueries } from '../../database/prepared-queries.runner';
 
-/**
- * The risk register's raw SQL: a set-based link insert that reports which
- * links were new (INSERT … ON CONFLICT DO NOTHING RETURNING), the heat map's
- * counts and id pages encoded as JSON text, and the batch read of linked products, none of which
- * the repository API expresses in one statement. Indexes: the risk_products
- * primary key (risk_id, product_id) for the insert and the batch read, and
- * for the heat map the risk_heat_map_cells primary key (space_id, likelihood,
- * impact) and risks_space_cell_idx (space_id, likelihood, impact, id).
- */
 // A named prepared statement: planned once per connection (its plan does not depend on the values).
 const HEAT_MAP_SQL = `SELECT json_build_object('cells', coalesce(json_agg(json_build_object(
            'likelihood', g.likelihood, 'impact', g.impact, 'count', coalesce(c.count, 0),
@@ -22,6 +13,15 @@ const HEAT_MAP_SQL = `SELECT json_build_object('cells', coalesce(json_agg(json_b
        SELECT r.id FROM risks r WHERE r.space_id = $1 AND r.likelihood = g.likelihood AND r.impact = g.impact
         ORDER BY r.id OFFSET $4 LIMIT $5) p) ids`;
 
+/**
+ * The risk register's raw SQL: a set-based link insert that reports which
+ * links were new (INSERT … ON CONFLICT DO NOTHING RETURNING), the heat map's
+ * counts and id pages encoded as JSON text, and the batch read of linked products, none of which
+ * the repository API expresses in one statement. Indexes: the risk_products
+ * primary key (risk_id, product_id) for the insert and the batch read, and
+ * for the heat map the risk_heat_map_cells primary key (space_id, likelihood,
+ * impact) and risks_space_cell_idx (space_id, likelihood, impact, id).
+ */
 @Injectable()
 export class RiskQueries {
   constructor(private readonly prepared: PreparedQueries) {}
