@@ -6,7 +6,7 @@ import { setupSwagger } from './common/openapi/swagger.setup';
 import { AppLogger, logDestination } from './platform/logging/app-logger';
 import { ApiKeysService } from './modules/api-keys/api-keys.service';
 import { MetricsService } from './platform/metrics/metrics.service';
-import { requestMiddlewares } from './request-pipeline';
+import { bindPostInterceptors, requestMiddlewares } from './request-pipeline';
 
 /** Builds the configured application; used by main.ts and by the e2e tests alike. */
 export async function createApp(options: AppModuleOptions): Promise<NestExpressApplication> {
@@ -20,7 +20,7 @@ export async function createApp(options: AppModuleOptions): Promise<NestExpressA
   app.disable('x-powered-by');
   // Before any middleware reads req.ip, req.secure or req.protocol.
   app.set('trust proxy', config.trustProxy);
-  // The middlewares in their order (request-pipeline.ts); the guards, interceptor, pipe and filter are AppModule's.
+  // The middlewares in their order (request-pipeline.ts); the guards, pipe and filter are AppModule's.
   const apiKeys = app.get(ApiKeysService);
   const stages = requestMiddlewares({
     config,
@@ -29,6 +29,7 @@ export async function createApp(options: AppModuleOptions): Promise<NestExpressA
     apiKeyInstance: (secret) => apiKeys.instanceOfKey(secret),
   });
   for (const stage of stages) stage.mount(app);
+  bindPostInterceptors(app);
   app.setGlobalPrefix(API_PREFIX);
   setupSwagger(app);
   return app;

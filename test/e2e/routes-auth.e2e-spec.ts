@@ -1,13 +1,15 @@
 import { RequestMethod } from '@nestjs/common';
-import { METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants';
+import { INTERCEPTORS_METADATA, METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants';
 import { ModulesContainer } from '@nestjs/core';
 import { ACCESS_POLICY, AccessPolicy } from '../../src/common/auth/access-policy';
 import { API_ROOTS } from '../../src/common/http/legacy-path.middleware';
+import { IdempotencyInterceptor } from '../../src/platform/idempotency/idempotency.interceptor';
 import { startApp, TestApp } from '../support/app';
 
 interface Route {
   route: string;
   policy: AccessPolicy | undefined;
+  interceptors: unknown[];
 }
 
 /** Every handler of every controller, with its declared access policy. */
@@ -28,7 +30,11 @@ function collectRoutes(t: TestApp): Route[] {
           (Reflect.getMetadata(ACCESS_POLICY, handler) as AccessPolicy | undefined) ??
           (Reflect.getMetadata(ACCESS_POLICY, controller) as AccessPolicy | undefined);
         const full = `/${[base, path].filter((p) => p && p !== '/').join('/')}`.replace(/\/+/g, '/');
-        routes.push({ route: `${RequestMethod[method]} ${full}`, policy });
+        const interceptors = [
+          ...((Reflect.getMetadata(INTERCEPTORS_METADATA, controller) ?? []) as unknown[]),
+          ...((Reflect.getMetadata(INTERCEPTORS_METADATA, handler) ?? []) as unknown[]),
+        ];
+        routes.push({ route: `${RequestMethod[method]} ${full}`, policy, interceptors });
       }
     }
   }
@@ -52,6 +58,19 @@ describe('route policies', () => {
   it('gives every route a declared access policy', () => {
     const missing = routes.filter((r) => !r.policy).map((r) => r.route);
     expect(missing).toEqual([]);
+  });
+
+  it("binds this application's idempotency interceptor to every POST route, and no interceptor elsewhere", () => {
+    const idempotency = t.app.get(IdempotencyInterceptor);
+    const unexpected = routes
+      .filter((r) =>
+        r.route.startsWith('POST ')
+          ? r.interceptors.length !== 1 || r.interceptors[0] !== idempotency
+          : r.interceptors.length !== 0,
+      )
+      .map((r) => r.route);
+    expect(unexpected).toEqual([]);
+    expect(routes.filter((r) => r.route.startsWith('POST ')).length).toBeGreaterThan(50);
   });
 
   it('keeps every /admin route for superadmins', () => {

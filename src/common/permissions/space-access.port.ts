@@ -1,5 +1,6 @@
 import type { EntityManager } from 'typeorm';
 import type { Actor } from '../auth/actor';
+import { composedText } from '../../database/statement-text';
 
 export const SPACE_ROLES = ['admin', 'editor', 'viewer'] as const;
 export type SpaceRoleName = (typeof SPACE_ROLES)[number];
@@ -52,6 +53,11 @@ export interface SpaceAccessRow {
  * Non-member: 404 `space` (the space does not exist for them). Member whose
  * role is too low: 403. A superadmin passes everything.
  */
+/** The select-list item `, (prefetchSql's subquery) AS space` of the credential queries, one string per subquery. */
+export function spacePrefetchColumn(subquery: string): string {
+  return composedText(', %SUBQUERY% AS space', '%SUBQUERY%', subquery);
+}
+
 export abstract class SpaceAccessPort {
   /** By slug or id (for `{slug}` routes). */
   abstract requireRole(

@@ -2,6 +2,8 @@ import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { DEFAULT_INSTANCE_ID } from '../../database/instance-ids';
 import type { PreparedQueries } from '../../database/prepared-queries.runner';
+import { composedText } from '../../database/statement-text';
+import { spacePrefetchColumn } from '../../common/permissions/space-access.port';
 import { ownUserColumns } from '../users/users.contract';
 
 /** Prefix of the own-user columns the session check can fetch along (`@Authenticated({ withOwnUser: true })`). */
@@ -51,8 +53,8 @@ export class AccountsQueries {
     withOwnUser = false,
   ): Promise<Row[]> {
     const sql = withOwnUser ? SESSION_TEXTS.withOwnUser : SESSION_TEXTS.plain;
-    if (!space) return prepared.queryOutsideTransaction<Row>(sql.replace('%SPACE%', ''), [sessionId, userId]);
-    return prepared.queryOutsideTransaction<Row>(sql.replace('%SPACE%', `, ${space.sql} AS space`), [
+    if (!space) return prepared.queryOutsideTransaction<Row>(composedText(sql, '%SPACE%', ''), [sessionId, userId]);
+    return prepared.queryOutsideTransaction<Row>(composedText(sql, '%SPACE%', spacePrefetchColumn(space.sql)), [
       sessionId,
       userId,
       space.key,

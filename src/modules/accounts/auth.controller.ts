@@ -20,6 +20,7 @@ import {
   ApiOperation,
   ApiTags,
 } from '@nestjs/swagger';
+import { parse as parseCookies } from 'cookie';
 import type { Request, Response } from 'express';
 import type { Actor, OwnUserRow } from '../../common/auth/actor';
 import { Authenticated } from '../../common/auth/authenticated.decorator';
@@ -124,8 +125,8 @@ export class AuthController {
     @Req() req: Request,
     @Res({ passthrough: true }) res: Response,
   ): Promise<TokenResponse> {
-    const cookies = req.cookies as Record<string, string> | undefined;
-    const token = dto.refresh_token ?? cookies?.[REFRESH_COOKIE];
+    // Parsed here, its one reader, rather than for every request by a middleware.
+    const token = dto.refresh_token ?? parseCookies(req.headers.cookie ?? '')[REFRESH_COOKIE];
     return this.withRefreshCookie(res, await this.auth.refresh(actor, token));
   }
 

@@ -2,6 +2,8 @@ import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { DEFAULT_INSTANCE_ID } from '../../database/instance-ids';
 import type { PreparedQueries } from '../../database/prepared-queries.runner';
+import { composedText } from '../../database/statement-text';
+import { spacePrefetchColumn } from '../../common/permissions/space-access.port';
 
 // The creator must still reach the key's instance (a key belongs to one instance, docs/decisions.md#instance-of-a-credential).
 const KEY_SQL = `SELECT k.id, k.user_id, k.instance_id, k.rate_limit_tier, k.last_used_at, u.email, u.is_superadmin%SPACE%
@@ -31,8 +33,8 @@ export class ApiKeysQueries {
     keyHash: string,
     space?: { sql: string; key: string },
   ): Promise<Row[]> {
-    if (!space) return prepared.queryOutsideTransaction<Row>(KEY_SQL.replace('%SPACE%', ''), [keyHash]);
-    return prepared.queryOutsideTransaction<Row>(KEY_SQL.replace('%SPACE%', `, ${space.sql} AS space`), [
+    if (!space) return prepared.queryOutsideTransaction<Row>(composedText(KEY_SQL, '%SPACE%', ''), [keyHash]);
+    return prepared.queryOutsideTransaction<Row>(composedText(KEY_SQL, '%SPACE%', spacePrefetchColumn(space.sql)), [
       keyHash,
       space.key,
     ]);

@@ -22,6 +22,8 @@ const ROLE_LABEL: Record<SpaceRoleName, string> = {
 
 @Injectable()
 export class SpaceAccessService extends SpaceAccessPort {
+  private readonly prefetchTexts = new Map<string, string>();
+
   constructor(private readonly queries: SpacesQueries) {
     super();
   }
@@ -38,9 +40,16 @@ export class SpaceAccessService extends SpaceAccessPort {
 
   prefetchSql(spaceIdOrSlug: string, param: string, userColumn: string): string {
     const column = isUuid(spaceIdOrSlug) ? 'sp.id' : 'sp.slug';
-    return `(SELECT json_build_object('id', sp.id, 'slug', sp.slug, 'name', sp.name, 'features', sp.features, 'role', sm.role)
+    // One string per variant: it goes into named prepared statements, keyed by their text (composedText says why).
+    const variant = `${column} ${param} ${userColumn}`;
+    let sql = this.prefetchTexts.get(variant);
+    if (sql === undefined) {
+      sql = `(SELECT json_build_object('id', sp.id, 'slug', sp.slug, 'name', sp.name, 'features', sp.features, 'role', sm.role)
                FROM spaces sp LEFT JOIN space_memberships sm ON sm.space_id = sp.id AND sm.user_id = ${userColumn}
               WHERE ${column} = ${param})`;
+      this.prefetchTexts.set(variant, sql);
+    }
+    return sql;
   }
 
   decide(
