@@ -2,6 +2,7 @@ import { NestFactory } from '@nestjs/core';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import { AppModule, AppModuleOptions } from './app.module';
 import { API_PREFIX } from './common/http/legacy-path.middleware';
+import { RoutesByRootAdapter } from './common/http/routes-by-root.adapter';
 import { setupSwagger } from './common/openapi/swagger.setup';
 import { AppLogger, logDestination } from './platform/logging/app-logger';
 import { ApiKeysService } from './modules/api-keys/api-keys.service';
@@ -13,10 +14,12 @@ export async function createApp(options: AppModuleOptions): Promise<NestExpressA
   const { config } = options;
   const logger = new AppLogger(config, await logDestination(config.logFormat));
   // rawBody: signed inbound webhooks are verified over the exact bytes received (req.rawBody).
-  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(options), {
-    logger,
-    rawBody: true,
-  });
+  const app = await NestFactory.create<NestExpressApplication>(
+    AppModule.forRoot(options),
+    // Routes matched within their API root only (routes-by-root.adapter.ts).
+    new RoutesByRootAdapter(),
+    { logger, rawBody: true },
+  );
   app.disable('x-powered-by');
   // Before any middleware reads req.ip, req.secure or req.protocol.
   app.set('trust proxy', config.trustProxy);

@@ -125,7 +125,10 @@ export function bindPostInterceptors(app: INestApplication): void {
         const bound = (Reflect.getMetadata(INTERCEPTORS_METADATA, handler) ?? []) as unknown[];
         Reflect.defineMetadata(
           INTERCEPTORS_METADATA,
-          [...bound.filter((one) => !(one instanceof IdempotencyInterceptor)), idempotency as NestInterceptor],
+          [
+            ...bound.filter((one) => !(one instanceof IdempotencyInterceptor)),
+            idempotency as NestInterceptor,
+          ],
           handler,
         );
       }

@@ -1,8 +1,7 @@
 import { ExecutionContext, Injectable } from '@nestjs/common';
-import { Reflector } from '@nestjs/core';
 import { AuthGuard } from '@nestjs/passport';
 import type { Request } from 'express';
-import { ACCESS_POLICY, AccessPolicy } from './access-policy';
+import { accessPolicyOf } from './access-policy';
 import type { Actor } from './actor';
 import { AUTH_STRATEGIES } from './auth-strategies';
 
@@ -15,14 +14,10 @@ import { AUTH_STRATEGIES } from './auth-strategies';
  */
 @Injectable()
 export class AuthenticationGuard extends AuthGuard(AUTH_STRATEGIES) {
-  constructor(private readonly reflector: Reflector) {
-    super();
-  }
-
   override async canActivate(context: ExecutionContext): Promise<boolean> {
     const request = context.switchToHttp().getRequest<Request>();
     if (!request.headers.authorization) return true;
-    const policy = this.reflector.get<AccessPolicy | undefined>(ACCESS_POLICY, context.getHandler());
+    const policy = accessPolicyOf(context);
     // Routes that never look at the caller (health, metrics) skip the credential's lookup.
     if (policy?.kind === 'public' && policy.ignoresCaller) return true;
     // A SCIM token is no user credential: the SCIM guard checks it.

@@ -1,8 +1,7 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
-import { Reflector } from '@nestjs/core';
 import type { Request } from 'express';
 import { Forbidden, Unauthorized } from '../errors/domain-error';
-import { ACCESS_POLICY, AccessPolicy } from './access-policy';
+import { accessPolicyOf } from './access-policy';
 
 /** `X-Instance-Id`, when sent, only confirms the credential's instance (docs/decisions.md#instance-of-a-credential). */
 export const INSTANCE_HEADER = 'x-instance-id';
@@ -22,13 +21,8 @@ export class InstanceMismatch extends Forbidden {
  */
 @Injectable()
 export class RequireAuthGuard implements CanActivate {
-  constructor(private readonly reflector: Reflector) {}
-
   canActivate(context: ExecutionContext): boolean {
-    const policy = this.reflector.getAllAndOverride<AccessPolicy | undefined>(ACCESS_POLICY, [
-      context.getHandler(),
-      context.getClass(),
-    ]);
+    const policy = accessPolicyOf(context);
     const request = context.switchToHttp().getRequest<Request>();
     const instanceHeader = request.headers[INSTANCE_HEADER];
     if (request.actor && instanceHeader !== undefined) {

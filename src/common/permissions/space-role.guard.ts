@@ -6,12 +6,11 @@ import {
   SetMetadata,
   UseGuards,
 } from '@nestjs/common';
-import { Reflector } from '@nestjs/core';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { ApiBearerAuth, ApiExtension } from '@nestjs/swagger';
 import type { Request } from 'express';
 import { DataSource } from 'typeorm';
-import { ACCESS_POLICY, AccessPolicy } from '../auth/access-policy';
+import { ACCESS_POLICY, AccessPolicy, accessPolicyOf } from '../auth/access-policy';
 import { Unauthorized } from '../errors/domain-error';
 import { ApiProblems } from '../openapi/api-problems.decorator';
 import { SpaceAccessPort, SpaceRoleName } from './space-access.port';
@@ -25,13 +24,12 @@ import { SpaceAccessPort, SpaceRoleName } from './space-access.port';
 @Injectable()
 export class SpaceRoleGuard implements CanActivate {
   constructor(
-    private readonly reflector: Reflector,
     private readonly access: SpaceAccessPort,
     @InjectDataSource() private readonly dataSource: DataSource,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
-    const policy = this.reflector.get<AccessPolicy | undefined>(ACCESS_POLICY, context.getHandler());
+    const policy = accessPolicyOf(context);
     if (policy?.kind !== 'space') return true;
     const request = context.switchToHttp().getRequest<Request>();
     if (!request.actor) throw new Unauthorized();

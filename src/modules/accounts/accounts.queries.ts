@@ -53,12 +53,12 @@ export class AccountsQueries {
     withOwnUser = false,
   ): Promise<Row[]> {
     const sql = withOwnUser ? SESSION_TEXTS.withOwnUser : SESSION_TEXTS.plain;
-    if (!space) return prepared.queryOutsideTransaction<Row>(composedText(sql, '%SPACE%', ''), [sessionId, userId]);
-    return prepared.queryOutsideTransaction<Row>(composedText(sql, '%SPACE%', spacePrefetchColumn(space.sql)), [
-      sessionId,
-      userId,
-      space.key,
-    ]);
+    if (!space)
+      return prepared.queryOutsideTransaction<Row>(composedText(sql, '%SPACE%', ''), [sessionId, userId]);
+    return prepared.queryOutsideTransaction<Row>(
+      composedText(sql, '%SPACE%', spacePrefetchColumn(space.sql)),
+      [sessionId, userId, space.key],
+    );
   }
 
   /** Serialises registrations until the transaction ends. */

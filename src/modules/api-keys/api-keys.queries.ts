@@ -34,10 +34,10 @@ export class ApiKeysQueries {
     space?: { sql: string; key: string },
   ): Promise<Row[]> {
     if (!space) return prepared.queryOutsideTransaction<Row>(composedText(KEY_SQL, '%SPACE%', ''), [keyHash]);
-    return prepared.queryOutsideTransaction<Row>(composedText(KEY_SQL, '%SPACE%', spacePrefetchColumn(space.sql)), [
-      keyHash,
-      space.key,
-    ]);
+    return prepared.queryOutsideTransaction<Row>(
+      composedText(KEY_SQL, '%SPACE%', spacePrefetchColumn(space.sql)),
+      [keyHash, space.key],
+    );
   }
 
   instanceOfKey(prepared: PreparedQueries, keyHash: string): Promise<{ instance_id: string }[]> {
