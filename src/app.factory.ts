@@ -7,31 +7,32 @@ import { setupSwagger } from './common/openapi/swagger.setup';
 import { AppLogger, logDestination } from './platform/logging/app-logger';
 import { ApiKeysService } from './modules/api-keys/api-keys.service';
 import { MetricsService } from './platform/metrics/metrics.service';
-import { bindPostInterceptors, requestMiddlewares } from './request-pipeline';
+import { bindPostInterceptors, requestPipelineMiddleware } from './request-pipeline';
 
 /** Builds the configured application; used by main.ts and by the e2e tests alike. */
 export async function createApp(options: AppModuleOptions): Promise<NestExpressApplication> {
   const { config } = options;
   const logger = new AppLogger(config, await logDestination(config.logFormat));
-  // rawBody: signed inbound webhooks are verified over the exact bytes received (req.rawBody).
   const app = await NestFactory.create<NestExpressApplication>(
     AppModule.forRoot(options),
     // Routes matched within their API root only (routes-by-root.adapter.ts).
     new RoutesByRootAdapter(),
-    { logger, rawBody: true },
+    // The body parsers are stages of the request pipeline (request-pipeline.ts), which keep req.rawBody.
+    { logger, bodyParser: false },
   );
   app.disable('x-powered-by');
   // Before any middleware reads req.ip, req.secure or req.protocol.
   app.set('trust proxy', config.trustProxy);
   // The middlewares in their order (request-pipeline.ts); the guards, pipe and filter are AppModule's.
   const apiKeys = app.get(ApiKeysService);
-  const stages = requestMiddlewares({
-    config,
-    metrics: app.get(MetricsService),
-    accessLog: config.accessLog ? logger.accessLog() : null,
-    apiKeyInstance: (secret) => apiKeys.instanceOfKey(secret),
-  });
-  for (const stage of stages) stage.mount(app);
+  app.use(
+    requestPipelineMiddleware({
+      config,
+      metrics: app.get(MetricsService),
+      accessLog: config.accessLog ? logger.accessLog() : null,
+      apiKeyInstance: (secret) => apiKeys.instanceOfKey(secret),
+    }),
+  );
   bindPostInterceptors(app);
   app.setGlobalPrefix(API_PREFIX);
   setupSwagger(app);

@@ -1,8 +1,10 @@
 import { INTERCEPTORS_METADATA, METHOD_METADATA } from '@nestjs/common/constants';
 import { RequestMethod, type INestApplication, type NestInterceptor, type Provider } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD, APP_PIPE, MetadataScanner, ModulesContainer } from '@nestjs/core';
-import type { NestExpressApplication } from '@nestjs/platform-express';
-import { json, type ErrorRequestHandler, type RequestHandler } from 'express';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { RawBodyRequest } from '@nestjs/common';
+import { json, urlencoded, type RequestHandler } from 'express';
+import { composeMiddlewares, type Middleware } from './common/http/compose-middlewares';
 import { AuthenticationGuard } from './common/auth/authentication.guard';
 import { RequireAuthGuard } from './common/auth/require-auth.guard';
 import { ProblemDetailsFilter } from './common/errors/problem-details.filter';
@@ -32,10 +34,10 @@ import { RateLimitGuard } from './platform/rate-limit/rate-limit.guard';
 // app.module.ts, because it assembles pieces from common/, platform/ and
 // modules/ alike.
 
-/** One Express stage, mounted by createApp in list order. */
+/** One Express stage: its name (README.md "Request pipeline") and its middleware. */
 export interface MiddlewareStage {
   readonly name: string;
-  mount(app: NestExpressApplication): void;
+  readonly handler: Middleware;
 }
 
 /** What the middlewares need from the booted application. */
@@ -51,12 +53,17 @@ const openLineageJson = json({ limit: '10mb' });
 const openLineageBodyParser: RequestHandler = (req, res, next) =>
   req.path.startsWith(OPENLINEAGE_PATH) ? openLineageJson(req, res, next) : next();
 
-function use(name: string, handler: RequestHandler | ErrorRequestHandler): MiddlewareStage {
-  return { name, mount: (app) => app.use(handler) };
+// Signed inbound webhooks are verified over the exact bytes received (req.rawBody), as Nest's rawBody option keeps them.
+const keepRawBody = (req: IncomingMessage, _res: ServerResponse, body: Buffer): void => {
+  (req as RawBodyRequest<IncomingMessage>).rawBody = body;
+};
+
+function use(name: string, handler: Middleware): MiddlewareStage {
+  return { name, handler };
 }
 
 /**
- * The Express middlewares in the order they run. Order matters: every
+ * The Express middlewares in the order they run (createApp mounts them as one). Order matters: every
  * response (redirects, problems and preflights included) carries the request
  * id and the security headers, and is timed; preflights end at CORS, before
  * the legacy-path redirect and the rate limiter; the body check runs right
@@ -73,17 +80,22 @@ export function requestMiddlewares(deps: MiddlewareDeps): MiddlewareStage[] {
     use('legacy-path', legacyPathMiddleware),
     // OpenLineage batches outgrow the 100 kB default: that one route reads up to 10 MB (the later parser then skips).
     use('openlineage-json-body', openLineageBodyParser),
-    // The parsers Nest would add at init, added here so that the body check runs right after them.
+    // Nest's own parsers are off (createApp): these run where the body check can follow right after them.
     // SCIM clients send application/scim+json.
-    {
-      name: 'json-body',
-      mount: (app) => app.useBodyParser('json', { type: ['application/json', 'application/scim+json'] }),
-    },
-    { name: 'urlencoded-body', mount: (app) => app.useBodyParser('urlencoded', { extended: true }) },
+    use('json-body', json({ type: ['application/json', 'application/scim+json'], verify: keepRawBody })),
+    use('urlencoded-body', urlencoded({ extended: true, verify: keepRawBody })),
     use('storable-body', storableBodyMiddleware),
     use('scim-pre-routing-error', scimPreRoutingErrorMiddleware),
     use('instance-scope', instanceScopeMiddleware(deps.apiKeyInstance)),
   ];
+}
+
+/**
+ * The stages as the one Express middleware createApp mounts: one layer of
+ * Express's router instead of one per stage (compose-middlewares.ts).
+ */
+export function requestPipelineMiddleware(deps: MiddlewareDeps): RequestHandler {
+  return composeMiddlewares(requestMiddlewares(deps).map((stage) => stage.handler));
 }
 
 /**
