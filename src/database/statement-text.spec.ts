@@ -6,6 +6,10 @@ describe('composedText', () => {
     expect(composedText('SELECT a%X% FROM t', '%X%', '')).toBe('SELECT a FROM t');
   });
 
+  it('keeps dollar signs of the fill as written', () => {
+    expect(composedText('SELECT %X%', '%X%', "$1, $$a$$, '$&'")).toBe("SELECT $1, $$a$$, '$&'");
+  });
+
   it('answers the same string for the same template and fill, and keeps templates apart', () => {
     const fill = ['', 'b'].join(', ');
     const first = composedText('SELECT 1%X%', '%X%', fill);

@@ -16,7 +16,8 @@ export function composedText(template: string, placeholder: string, fill: string
   }
   let text = byFill.get(fill);
   if (text === undefined) {
-    text = template.replace(placeholder, fill);
+    // A function, so that `$` patterns in the fill (`$$`, `$&`) are kept as written.
+    text = template.replace(placeholder, () => fill);
     byFill.set(fill, text);
   }
   return text;

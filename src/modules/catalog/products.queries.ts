@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { PreparedQueries } from '../../database/prepared-queries.runner';
+import { composedText } from '../../database/statement-text';
 import type { GovernanceRole } from './entities/product-role.entity';
 import { PersonRef } from '../../common/http/person-ref.dto';
 import { ProductResponse } from './dto/product-responses.dto';
@@ -136,6 +137,35 @@ function toProductResponse(row: ProductRow): ProductResponse {
  *   statement) on one of PRODUCT_COUNT_SHARDS rows: product_counts' primary
  *   key (space_id, shard), and products_space_name_key for the first count.
  */
+/**
+ * insertProduct's statement, composed once: without an idempotency claim, and with one (the claim's SQL
+ * goes in place of %CLAIM%, through composedText). Built on every create, the text was composed, then
+ * hashed again for its prepared statement's name.
+ */
+const insertProductSql = (claimed: boolean) =>
+  `WITH ${claimed ? 'claim AS (%CLAIM%),' : ''} created AS (
+     INSERT INTO products (id, space_id, name, description, product_type, domain, tags, criticality_id,
+                           sensitivity_id, maintenance_status_id, sla_freshness_minutes, attributes,
+                           logging_event_types, logging_last_reviewed, logging_notes, created_by)
+     SELECT $2::uuid, $1::uuid, $3::text, $4::text, $5::text, $6::text, $7::text[], $8::uuid, $9::uuid, $10::uuid,
+            $11::int, $12::jsonb, $13::text[], $14::timestamptz, $15::text, $16::uuid
+      ${claimed ? 'WHERE EXISTS (SELECT 1 FROM claim)' : ''}
+     RETURNING *
+   ), created_roles AS (
+     INSERT INTO product_roles (product_id, user_id, role)
+     SELECT c.id, r.user_id, r.role FROM created c, jsonb_to_recordset($17::jsonb) AS r(user_id uuid, role text)
+     RETURNING product_id, user_id, role
+   ), event AS (
+     INSERT INTO outbox_events (type, space_id, actor_id, payload)
+     SELECT e->>'type', (e->>'space_id')::uuid, (e->>'actor_id')::uuid, e->'payload'
+       FROM created, (SELECT $18::jsonb AS e) x
+   ), counted AS (
+     ${countProductsSql('1', '$19', 'created')}
+   )
+   SELECT ${claimed ? 'EXISTS (SELECT 1 FROM claim)' : 'true'} AS claimed, p.*
+     FROM (SELECT 1) one LEFT JOIN (${selectProducts('', 'created', 'created_roles')}) p ON true`;
+const INSERT_PRODUCT_SQL = { unclaimed: insertProductSql(false), claimed: insertProductSql(true) };
+
 @Injectable()
 export class ProductQueries {
   constructor(private readonly prepared: PreparedQueries) {}
@@ -298,27 +328,7 @@ export class ProductQueries {
     const [row] = await this.prepared.queryOutsideTransaction<
       ProductRow & { claimed: boolean; id: string | null }
     >(
-      `WITH ${claim ? `claim AS (${claim.sql}),` : ''} created AS (
-         INSERT INTO products (id, space_id, name, description, product_type, domain, tags, criticality_id,
-                               sensitivity_id, maintenance_status_id, sla_freshness_minutes, attributes,
-                               logging_event_types, logging_last_reviewed, logging_notes, created_by)
-         SELECT $2::uuid, $1::uuid, $3::text, $4::text, $5::text, $6::text, $7::text[], $8::uuid, $9::uuid, $10::uuid,
-                $11::int, $12::jsonb, $13::text[], $14::timestamptz, $15::text, $16::uuid
-          ${claim ? 'WHERE EXISTS (SELECT 1 FROM claim)' : ''}
-         RETURNING *
-       ), created_roles AS (
-         INSERT INTO product_roles (product_id, user_id, role)
-         SELECT c.id, r.user_id, r.role FROM created c, jsonb_to_recordset($17::jsonb) AS r(user_id uuid, role text)
-         RETURNING product_id, user_id, role
-       ), event AS (
-         INSERT INTO outbox_events (type, space_id, actor_id, payload)
-         SELECT e->>'type', (e->>'space_id')::uuid, (e->>'actor_id')::uuid, e->'payload'
-           FROM created, (SELECT $18::jsonb AS e) x
-       ), counted AS (
-         ${countProductsSql('1', '$19', 'created')}
-       )
-       SELECT ${claim ? 'EXISTS (SELECT 1 FROM claim)' : 'true'} AS claimed, p.*
-         FROM (SELECT 1) one LEFT JOIN (${selectProducts('', 'created', 'created_roles')}) p ON true`,
+      claim ? composedText(INSERT_PRODUCT_SQL.claimed, '%CLAIM%', claim.sql) : INSERT_PRODUCT_SQL.unclaimed,
       claim ? [...params, ...claim.params] : params,
     );
     return { product: row.id === null ? null : toProductResponse(row), claimed: row.claimed };

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
+import { composedText } from '../../database/statement-text';
 import { PreparedQueries } from '../../database/prepared-queries.runner';
 import type { SpaceAccessRow } from '../../common/permissions/space-access.port';
 import { isUuid } from './slug';
@@ -28,6 +29,31 @@ export interface SpaceRow {
  * - the space created with its first membership and its event in one
  *   statement: `ON CONFLICT (slug)` on spaces_slug_key instead of a lookup.
  */
+/**
+ * insertSpace's statement, composed once: without an idempotency claim (an idempotency key's, parameters
+ * from $7), and with one, where the space goes in only if the claim did (the claim's SQL in place of
+ * %CLAIM%, through composedText).
+ */
+const insertSpaceSql = (claimed: boolean) => `WITH ${
+  claimed
+    ? `claim AS (%CLAIM%), s AS (
+       INSERT INTO spaces (id, name, slug, description, created_by)
+       SELECT $1::uuid, $2::text, $3::text, $4::text, $5::uuid WHERE EXISTS (SELECT 1 FROM claim)`
+    : `s AS (
+       INSERT INTO spaces (id, name, slug, description, created_by) VALUES ($1, $2, $3, $4, $5)`
+}
+     ON CONFLICT (slug) DO NOTHING
+     RETURNING id, name, slug, description, features, created_by, created_at, updated_at
+   ), m AS (
+     INSERT INTO space_memberships (space_id, user_id, role, direct_role) SELECT id, $5, 'admin', 'admin' FROM s
+   ), o AS (
+     INSERT INTO outbox_events (type, space_id, actor_id, payload)
+     SELECT e->>'type', (e->>'space_id')::uuid, (e->>'actor_id')::uuid, e->'payload'
+       FROM s, (SELECT $6::jsonb AS e) event
+   )
+   SELECT ${claimed ? 'EXISTS (SELECT 1 FROM claim)' : 'true'} AS claimed, s.* FROM (SELECT 1) one LEFT JOIN s ON true`;
+const INSERT_SPACE_SQL = { unclaimed: insertSpaceSql(false), claimed: insertSpaceSql(true) };
+
 @Injectable()
 export class SpacesQueries {
   constructor(private readonly prepared: PreparedQueries) {}
@@ -62,33 +88,10 @@ export class SpacesQueries {
     claim?: { sql: string; params: unknown[] },
   ): Promise<{ row: SpaceRow | null; claimed: boolean }> {
     const params = [space.id, space.name, space.slug, space.description, space.createdBy, eventRow];
-    // With a claim (an idempotency key's, parameters from $7), the space goes in only if the claim did.
-    const [first, claimed] = claim
-      ? [
-          `WITH claim AS (${claim.sql}), s AS (
-           INSERT INTO spaces (id, name, slug, description, created_by)
-           SELECT $1::uuid, $2::text, $3::text, $4::text, $5::uuid WHERE EXISTS (SELECT 1 FROM claim)`,
-          `EXISTS (SELECT 1 FROM claim)`,
-        ]
-      : [
-          `WITH s AS (
-           INSERT INTO spaces (id, name, slug, description, created_by) VALUES ($1, $2, $3, $4, $5)`,
-          'true',
-        ];
     const [row] = await this.prepared.queryOutsideTransaction<
       SpaceRow & { claimed: boolean; id: string | null }
     >(
-      `${first}
-         ON CONFLICT (slug) DO NOTHING
-         RETURNING id, name, slug, description, features, created_by, created_at, updated_at
-       ), m AS (
-         INSERT INTO space_memberships (space_id, user_id, role, direct_role) SELECT id, $5, 'admin', 'admin' FROM s
-       ), o AS (
-         INSERT INTO outbox_events (type, space_id, actor_id, payload)
-         SELECT e->>'type', (e->>'space_id')::uuid, (e->>'actor_id')::uuid, e->'payload'
-           FROM s, (SELECT $6::jsonb AS e) event
-       )
-       SELECT ${claimed} AS claimed, s.* FROM (SELECT 1) one LEFT JOIN s ON true`,
+      claim ? composedText(INSERT_SPACE_SQL.claimed, '%CLAIM%', claim.sql) : INSERT_SPACE_SQL.unclaimed,
       claim ? [...params, ...claim.params] : params,
     );
     const { claimed: ran, ...inserted } = row;
