@@ -1,8 +1,13 @@
 import { INTERCEPTORS_METADATA, METHOD_METADATA } from '@nestjs/common/constants';
-import { RequestMethod, type INestApplication, type NestInterceptor, type Provider } from '@nestjs/common';
+import {
+  RequestMethod,
+  type INestApplication,
+  type NestInterceptor,
+  type Provider,
+  type RawBodyRequest,
+} from '@nestjs/common';
 import { APP_FILTER, APP_GUARD, APP_PIPE, MetadataScanner, ModulesContainer } from '@nestjs/core';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { RawBodyRequest } from '@nestjs/common';
 import { json, urlencoded, type RequestHandler } from 'express';
 import { composeMiddlewares, type Middleware } from './common/http/compose-middlewares';
 import { AuthenticationGuard } from './common/auth/authentication.guard';
@@ -29,8 +34,8 @@ import { RateLimitGuard } from './platform/rate-limit/rate-limit.guard';
 
 // The one place a request's path through the server is registered, in order:
 // the Express middlewares below, then Nest's global guards, pipe and filter
-// (GLOBAL_ENHANCERS) and the interceptor of POST routes (bindPostInterceptors). README.md "Request pipeline" describes each
-// stage. It lives at the composition root, beside app.factory.ts and
+// (GLOBAL_ENHANCERS) and the interceptor of POST routes (bindPostInterceptors).
+// README.md "Request pipeline" describes each stage. It lives at the composition root, beside app.factory.ts and
 // app.module.ts, because it assembles pieces from common/, platform/ and
 // modules/ alike.
 

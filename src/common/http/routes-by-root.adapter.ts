@@ -1,5 +1,5 @@
 import { ExpressAdapter } from '@nestjs/platform-express';
-import { Router, type NextFunction, type Request, type Response } from 'express';
+import { Router, type Application, type NextFunction, type Request, type Response } from 'express';
 import { API_PREFIX } from './legacy-path.middleware';
 
 const PREFIX = `/${API_PREFIX}/`;
@@ -70,10 +70,11 @@ export class RoutesByRootAdapter extends ExpressAdapter {
   private routerOf(root: string): Router {
     let router = this.routers.get(root);
     if (!router) {
-      if (this.routers.size === 0) this.getInstance<Router>().use(this.dispatch);
+      const app = this.getInstance<Application>();
+      if (this.routers.size === 0) app.use(this.dispatch);
       router = Router({
-        caseSensitive: this.getInstance<{ get(setting: string): boolean }>().get('case sensitive routing'),
-        strict: this.getInstance<{ get(setting: string): boolean }>().get('strict routing'),
+        caseSensitive: app.get('case sensitive routing'),
+        strict: app.get('strict routing'),
       });
       this.routers.set(root, router);
     }

@@ -45,6 +45,11 @@ export interface SpaceAccessRow {
   role: SpaceRoleName | null;
 }
 
+/** The select-list item `, (prefetchSql's subquery) AS space` of the credential queries, one string per subquery. */
+export function spacePrefetchColumn(subquery: string): string {
+  return composedText(', %SUBQUERY% AS space', '%SUBQUERY%', subquery);
+}
+
 /**
  * The permission check every space-scoped module uses. Declared here,
  * implemented and provided by the (global) spaces module, so that modules
@@ -53,11 +58,6 @@ export interface SpaceAccessRow {
  * Non-member: 404 `space` (the space does not exist for them). Member whose
  * role is too low: 403. A superadmin passes everything.
  */
-/** The select-list item `, (prefetchSql's subquery) AS space` of the credential queries, one string per subquery. */
-export function spacePrefetchColumn(subquery: string): string {
-  return composedText(', %SUBQUERY% AS space', '%SUBQUERY%', subquery);
-}
-
 export abstract class SpaceAccessPort {
   /** By slug or id (for `{slug}` routes). */
   abstract requireRole(

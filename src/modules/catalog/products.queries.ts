@@ -122,22 +122,6 @@ function toProductResponse(row: ProductRow): ProductResponse {
 }
 
 /**
- * Reads of the product read model. They are the catalog's hot path (lists
- * and gets on large spaces), so they are plain SQL: one statement per read,
- * served by products_space_name_key (space, order), the trigram, tag and
- * type indexes, and the product_roles primary key. The catalog's other raw
- * statements are here for the same reason (one round trip each):
- * - product names by ids: the products primary key; ids by names:
- *   products_space_name_key;
- * - "involved in any product": product_roles_user_idx, then a scan of
- *   products by created_by (the onboarding checklist, once per user);
- * - a governance role granted idempotently (`ON CONFLICT DO NOTHING
- *   RETURNING`): the product_roles primary key;
- * - the space's product counter, moved in the writing transaction (its last
- *   statement) on one of PRODUCT_COUNT_SHARDS rows: product_counts' primary
- *   key (space_id, shard), and products_space_name_key for the first count.
- */
-/**
  * insertProduct's statement, composed once: without an idempotency claim, and with one (the claim's SQL
  * goes in place of %CLAIM%, through composedText). Built on every create, the text was composed, then
  * hashed again for its prepared statement's name.
@@ -166,6 +150,22 @@ const insertProductSql = (claimed: boolean) =>
      FROM (SELECT 1) one LEFT JOIN (${selectProducts('', 'created', 'created_roles')}) p ON true`;
 const INSERT_PRODUCT_SQL = { unclaimed: insertProductSql(false), claimed: insertProductSql(true) };
 
+/**
+ * Reads of the product read model. They are the catalog's hot path (lists
+ * and gets on large spaces), so they are plain SQL: one statement per read,
+ * served by products_space_name_key (space, order), the trigram, tag and
+ * type indexes, and the product_roles primary key. The catalog's other raw
+ * statements are here for the same reason (one round trip each):
+ * - product names by ids: the products primary key; ids by names:
+ *   products_space_name_key;
+ * - "involved in any product": product_roles_user_idx, then a scan of
+ *   products by created_by (the onboarding checklist, once per user);
+ * - a governance role granted idempotently (`ON CONFLICT DO NOTHING
+ *   RETURNING`): the product_roles primary key;
+ * - the space's product counter, moved in the writing transaction (its last
+ *   statement) on one of PRODUCT_COUNT_SHARDS rows: product_counts' primary
+ *   key (space_id, shard), and products_space_name_key for the first count.
+ */
 @Injectable()
 export class ProductQueries {
   constructor(private readonly prepared: PreparedQueries) {}

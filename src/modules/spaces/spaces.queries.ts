@@ -18,18 +18,6 @@ export interface SpaceRow {
 }
 
 /**
- * The spaces module's raw SQL outside the effective-role statements
- * (membership-roles.queries.ts). Raw because each is one round trip the
- * repository API would split or could not say:
- * - the space-role check reads the space and the caller's membership in one
- *   statement (it runs on most requests): spaces_slug_key or the spaces
- *   primary key, then space_memberships' primary key (space_id, user_id);
- * - the members among a set of users: space_memberships' primary key;
- * - the free-slug search: spaces_slug_key (equality, and LIKE on a prefix);
- * - the space created with its first membership and its event in one
- *   statement: `ON CONFLICT (slug)` on spaces_slug_key instead of a lookup.
- */
-/**
  * insertSpace's statement, composed once: without an idempotency claim (an idempotency key's, parameters
  * from $7), and with one, where the space goes in only if the claim did (the claim's SQL in place of
  * %CLAIM%, through composedText).
@@ -54,6 +42,18 @@ const insertSpaceSql = (claimed: boolean) => `WITH ${
    SELECT ${claimed ? 'EXISTS (SELECT 1 FROM claim)' : 'true'} AS claimed, s.* FROM (SELECT 1) one LEFT JOIN s ON true`;
 const INSERT_SPACE_SQL = { unclaimed: insertSpaceSql(false), claimed: insertSpaceSql(true) };
 
+/**
+ * The spaces module's raw SQL outside the effective-role statements
+ * (membership-roles.queries.ts). Raw because each is one round trip the
+ * repository API would split or could not say:
+ * - the space-role check reads the space and the caller's membership in one
+ *   statement (it runs on most requests): spaces_slug_key or the spaces
+ *   primary key, then space_memberships' primary key (space_id, user_id);
+ * - the members among a set of users: space_memberships' primary key;
+ * - the free-slug search: spaces_slug_key (equality, and LIKE on a prefix);
+ * - the space created with its first membership and its event in one
+ *   statement: `ON CONFLICT (slug)` on spaces_slug_key instead of a lookup.
+ */
 @Injectable()
 export class SpacesQueries {
   constructor(private readonly prepared: PreparedQueries) {}
