@@ -7,7 +7,7 @@ import { setupSwagger } from './common/openapi/swagger.setup';
 import { AppLogger, logDestination } from './platform/logging/app-logger';
 import { ApiKeysService } from './modules/api-keys/api-keys.service';
 import { MetricsService } from './platform/metrics/metrics.service';
-import { bindPostInterceptors, requestPipelineMiddleware } from './request-pipeline';
+import { bindPostGuards, requestPipelineMiddleware } from './request-pipeline';
 
 /** Builds the configured application; used by main.ts and by the e2e tests alike. */
 export async function createApp(options: AppModuleOptions): Promise<NestExpressApplication> {
@@ -33,7 +33,7 @@ export async function createApp(options: AppModuleOptions): Promise<NestExpressA
       apiKeyInstance: (secret) => apiKeys.instanceOfKey(secret),
     }),
   );
-  bindPostInterceptors(app);
+  bindPostGuards(app);
   app.setGlobalPrefix(API_PREFIX);
   setupSwagger(app);
   return app;

@@ -3,7 +3,7 @@ import { AuthenticationGuard } from './common/auth/authentication.guard';
 import { RequireAuthGuard } from './common/auth/require-auth.guard';
 import { ProblemDetailsFilter } from './common/errors/problem-details.filter';
 import type { AppConfig } from './config/app.config';
-import { IdempotencyInterceptor } from './platform/idempotency/idempotency.interceptor';
+import { IdempotencyGuard } from './platform/idempotency/idempotency.guard';
 import { InstanceScopeGuard } from './platform/instance-scope/instance-scope.guard';
 import type { MetricsService } from './platform/metrics/metrics.service';
 import { RateLimitGuard } from './platform/rate-limit/rate-limit.guard';
@@ -40,19 +40,24 @@ describe('request pipeline', () => {
     ]);
   });
 
-  it('registers the global guards in order, the pipe and the filter, and provides the POST interceptor', () => {
+  it('registers the global guards in order, the pipe and the filter, and provides the POST guard', () => {
     const described = GLOBAL_ENHANCERS.map((provider) => {
       if (typeof provider === 'function') return provider.name;
-      const { provide, useClass } = provider as { provide: string; useClass?: { name: string } };
-      return `${provide}:${useClass?.name ?? 'factory'}`;
+      const { provide, useClass, useExisting } = provider as {
+        provide: string;
+        useClass?: { name: string };
+        useExisting?: { name: string };
+      };
+      return `${provide}:${useClass?.name ?? useExisting?.name ?? 'factory'}`;
     });
     expect(described).toEqual([
       `${APP_GUARD}:${AuthenticationGuard.name}`,
       `${APP_GUARD}:${RateLimitGuard.name}`,
       `${APP_GUARD}:${RequireAuthGuard.name}`,
       `${APP_GUARD}:${InstanceScopeGuard.name}`,
-      IdempotencyInterceptor.name,
+      IdempotencyGuard.name,
       `${APP_PIPE}:factory`,
+      ProblemDetailsFilter.name,
       `${APP_FILTER}:${ProblemDetailsFilter.name}`,
     ]);
   });

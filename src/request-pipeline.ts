@@ -1,8 +1,8 @@
-import { INTERCEPTORS_METADATA, METHOD_METADATA } from '@nestjs/common/constants';
+import { GUARDS_METADATA, METHOD_METADATA } from '@nestjs/common/constants';
 import {
   RequestMethod,
+  type CanActivate,
   type INestApplication,
-  type NestInterceptor,
   type Provider,
   type RawBodyRequest,
 } from '@nestjs/common';
@@ -26,7 +26,7 @@ import {
 import { createValidationPipe } from './common/validation/validation.pipe';
 import type { AppConfig } from './config/app.config';
 import { scimPreRoutingErrorMiddleware } from './modules/scim/scim-pre-routing-error.middleware';
-import { IdempotencyInterceptor } from './platform/idempotency/idempotency.interceptor';
+import { IdempotencyGuard } from './platform/idempotency/idempotency.guard';
 import { InstanceScopeGuard } from './platform/instance-scope/instance-scope.guard';
 import type { AccessLine } from './platform/logging/app-logger';
 import type { MetricsService } from './platform/metrics/metrics.service';
@@ -34,7 +34,7 @@ import { RateLimitGuard } from './platform/rate-limit/rate-limit.guard';
 
 // The one place a request's path through the server is registered, in order:
 // the Express middlewares below, then Nest's global guards, pipe and filter
-// (GLOBAL_ENHANCERS) and the interceptor of POST routes (bindPostInterceptors).
+// (GLOBAL_ENHANCERS) and the idempotency guard of POST routes (bindPostGuards).
 // README.md "Request pipeline" describes each stage. It lives at the composition root, beside app.factory.ts and
 // app.module.ts, because it assembles pieces from common/, platform/ and
 // modules/ alike.
@@ -114,23 +114,24 @@ export const GLOBAL_ENHANCERS: Provider[] = [
   { provide: APP_GUARD, useClass: RateLimitGuard },
   { provide: APP_GUARD, useClass: RequireAuthGuard },
   { provide: APP_GUARD, useClass: InstanceScopeGuard },
-  // Not global: bound to the POST routes by bindPostInterceptors.
-  IdempotencyInterceptor,
+  // Not global: bound to the POST routes by bindPostGuards.
+  IdempotencyGuard,
   { provide: APP_PIPE, useFactory: createValidationPipe },
-  { provide: APP_FILTER, useClass: ProblemDetailsFilter },
+  // A provider of its own as well: the idempotency guard sends through it an error met while an answer goes out.
+  ProblemDetailsFilter,
+  { provide: APP_FILTER, useExisting: ProblemDetailsFilter },
 ];
 
 /**
- * Binds the idempotency interceptor to every POST handler, the only requests
- * it acts on, before the routes are registered (createApp). Nest runs any
- * interceptor a route has through an RxJS chain, which as a global
- * interceptor every read paid for nothing: about 4% of GET /auth/me's CPU.
- * The bound object is this application's instance (Nest takes an instance
- * in the interceptors metadata as it is); binding again, for another
+ * Binds the idempotency guard to every POST handler, the only requests it acts
+ * on, as the handler's last guard (after the global guards and the route's own,
+ * where an interceptor would start), before the routes are registered
+ * (createApp). The bound object is this application's instance (Nest takes an
+ * instance in the guards metadata as it is); binding again, for another
  * application in the same process, replaces it.
  */
-export function bindPostInterceptors(app: INestApplication): void {
-  const idempotency = app.get(IdempotencyInterceptor);
+export function bindPostGuards(app: INestApplication): void {
+  const idempotency = app.get(IdempotencyGuard);
   const scanner = new MetadataScanner();
   for (const module of app.get(ModulesContainer).values()) {
     for (const controller of module.controllers.values()) {
@@ -139,13 +140,10 @@ export function bindPostInterceptors(app: INestApplication): void {
       for (const name of scanner.getAllMethodNames(prototype)) {
         const handler = (prototype as Record<string, unknown>)[name] as object;
         if (Reflect.getMetadata(METHOD_METADATA, handler) !== RequestMethod.POST) continue;
-        const bound = (Reflect.getMetadata(INTERCEPTORS_METADATA, handler) ?? []) as unknown[];
+        const bound = (Reflect.getMetadata(GUARDS_METADATA, handler) ?? []) as unknown[];
         Reflect.defineMetadata(
-          INTERCEPTORS_METADATA,
-          [
-            ...bound.filter((one) => !(one instanceof IdempotencyInterceptor)),
-            idempotency as NestInterceptor,
-          ],
+          GUARDS_METADATA,
+          [...bound.filter((one) => !(one instanceof IdempotencyGuard)), idempotency as CanActivate],
           handler,
         );
       }

@@ -4,7 +4,7 @@ import type { Actor } from '../common/auth/actor';
 /**
  * A statement a request must run first in its first transaction, so that it
  * commits (or rolls back) with the request's writes instead of in a commit of
- * its own: the idempotency claim (IdempotencyInterceptor leaves it for a
+ * its own: the idempotency claim (IdempotencyGuard leaves it for a
  * `@ClaimsInTransaction()` route). TransactionRunner.run runs it when the
  * service passes the request's actor; once a transaction that ran it has
  * committed, it is done and later transactions of the request skip it.

@@ -167,4 +167,18 @@ describe('Idempotency-Key claimed inside the write transaction', () => {
     expectProblem(reused, 422);
     expect(reused.body.code).toBe('idempotency_key_reused');
   });
+
+  it('answers the refusal of a late claim instead of the problem the request met first', async () => {
+    const key = newKey();
+    const path = `/catalog/spaces/${space.slug}/products`;
+    const first = await post(path, key, { name: `Kept ${randomUUID().slice(0, 8)}` });
+    expect(first.status).toBe(201);
+    // Refused by the validation pipe before any transaction, then by the key, which holds another request's answer.
+    const other = await post(path, key, { name: '' });
+    expectProblem(other, 422);
+    expect(other.body.code).toBe('idempotency_key_reused');
+    expect(other.headers['location']).toBeUndefined();
+    expect(other.headers['idempotent-replayed']).toBeUndefined();
+    expect(await keyRows(key)).toEqual([{ status: 'done', response_status: 201 }]);
+  });
 });

@@ -1,15 +1,22 @@
 import { RequestMethod } from '@nestjs/common';
-import { INTERCEPTORS_METADATA, METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants';
+import {
+  GUARDS_METADATA,
+  INTERCEPTORS_METADATA,
+  METHOD_METADATA,
+  PATH_METADATA,
+} from '@nestjs/common/constants';
 import { ModulesContainer } from '@nestjs/core';
 import { ACCESS_POLICY, AccessPolicy } from '../../src/common/auth/access-policy';
 import { API_ROOTS } from '../../src/common/http/legacy-path.middleware';
-import { IdempotencyInterceptor } from '../../src/platform/idempotency/idempotency.interceptor';
+import { IdempotencyGuard } from '../../src/platform/idempotency/idempotency.guard';
 import { startApp, TestApp } from '../support/app';
 
 interface Route {
   route: string;
   policy: AccessPolicy | undefined;
   interceptors: unknown[];
+  /** The handler's own guards (after the controller's), in order. */
+  guards: unknown[];
 }
 
 /** Every handler of every controller, with its declared access policy. */
@@ -34,7 +41,8 @@ function collectRoutes(t: TestApp): Route[] {
           ...((Reflect.getMetadata(INTERCEPTORS_METADATA, controller) ?? []) as unknown[]),
           ...((Reflect.getMetadata(INTERCEPTORS_METADATA, handler) ?? []) as unknown[]),
         ];
-        routes.push({ route: `${RequestMethod[method]} ${full}`, policy, interceptors });
+        const guards = (Reflect.getMetadata(GUARDS_METADATA, handler) ?? []) as unknown[];
+        routes.push({ route: `${RequestMethod[method]} ${full}`, policy, interceptors, guards });
       }
     }
   }
@@ -60,16 +68,18 @@ describe('route policies', () => {
     expect(missing).toEqual([]);
   });
 
-  it("binds this application's idempotency interceptor to every POST route, and no interceptor elsewhere", () => {
-    const idempotency = t.app.get(IdempotencyInterceptor);
+  it("binds this application's idempotency guard last to every POST route, and no interceptor anywhere", () => {
+    const idempotency = t.app.get(IdempotencyGuard);
     const unexpected = routes
       .filter((r) =>
         r.route.startsWith('POST ')
-          ? r.interceptors.length !== 1 || r.interceptors[0] !== idempotency
-          : r.interceptors.length !== 0,
+          ? r.guards.at(-1) !== idempotency ||
+            r.guards.filter((g) => g instanceof IdempotencyGuard).length !== 1
+          : r.guards.some((g) => g instanceof IdempotencyGuard),
       )
       .map((r) => r.route);
     expect(unexpected).toEqual([]);
+    expect(routes.filter((r) => r.interceptors.length > 0).map((r) => r.route)).toEqual([]);
     expect(routes.filter((r) => r.route.startsWith('POST ')).length).toBeGreaterThan(50);
   });
 

@@ -12,6 +12,7 @@ import { InstanceContext } from '../../database/instance-context';
 import { InstanceDatabases } from '../../database/instance-databases.registry';
 import { DomainError, PROBLEM_TYPE_BASE } from './domain-error';
 import { mapPostgresError } from './postgres-error.mapper';
+import { ReadyAnswer, sendAnswer } from './ready-answer';
 
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
 
@@ -106,8 +107,18 @@ export class ProblemDetailsFilter implements ExceptionFilter {
 
   catch(exception: unknown, host: ArgumentsHost): void {
     const http = host.switchToHttp();
-    const request = http.getRequest<Request>();
-    const response = http.getResponse<Response>();
+    this.answer(exception, http.getRequest<Request>(), http.getResponse<Response>());
+  }
+
+  /**
+   * Answers `request` with the problem `exception` makes (or, for a ReadyAnswer, with that answer). Also
+   * for an error met after the handler, while its answer was being sent (the idempotency guard's late claim).
+   */
+  answer(exception: unknown, request: Request, response: Response): void {
+    if (exception instanceof ReadyAnswer && !response.headersSent) {
+      sendAnswer(response, exception.answer);
+      return;
+    }
     const { body, headers } = this.toProblem(exception, request);
     if (response.headersSent) {
       response.end();

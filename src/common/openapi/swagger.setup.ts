@@ -110,7 +110,7 @@ const IDEMPOTENCY_KEY = {
   schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x20-\\x7E]+$' },
 };
 
-/** The `Idempotency-Key` parameter and its answers on every POST (see IdempotencyInterceptor). */
+/** The `Idempotency-Key` parameter and its answers on every POST (see IdempotencyGuard). */
 function documentIdempotencyKey(operation: Operation): void {
   operation.parameters = [
     ...(operation.parameters ?? []),

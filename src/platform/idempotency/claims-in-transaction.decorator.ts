@@ -4,7 +4,7 @@ export const CLAIMS_IN_TRANSACTION = 'idempotency:claims-in-transaction';
 
 /**
  * The route's service runs its writes through TransactionRunner.run with the
- * request's actor, so IdempotencyInterceptor leaves the `Idempotency-Key`
+ * request's actor, so IdempotencyGuard leaves the `Idempotency-Key`
  * claim to be the first statement of that transaction instead of claiming it
  * in a commit of its own before the handler (docs/decisions.md, "Idempotency
  * claim in the write's transaction"). Only for routes whose every write goes

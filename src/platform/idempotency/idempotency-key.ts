@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import type { StoredAnswer } from '../../common/errors/ready-answer';
 
 /** 1 to 255 printable ASCII characters (space to tilde), as a UUID or any client-made token is. */
 const KEY_PATTERN = /^[\x20-\x7e]{1,255}$/;
@@ -29,8 +30,4 @@ export function requestFingerprint(method: string, url: string, body: unknown): 
 }
 
 /** What a replay sends back: the first response's status, kept headers and body bytes. */
-export interface StoredResponse {
-  status: number;
-  headers: Record<string, string | string[]>;
-  body: Buffer;
-}
+export type StoredResponse = StoredAnswer;

@@ -1,5 +1,6 @@
 import type { StoredResponse } from './idempotency-key';
 import { DomainError, ValidationFailed } from '../../common/errors/domain-error';
+import { ReadyAnswer } from '../../common/errors/ready-answer';
 
 export class IdempotencyKeyInvalid extends ValidationFailed {
   constructor() {
@@ -40,12 +41,18 @@ export class IdempotencyKeyInUse extends DomainError {
 }
 
 /**
- * Thrown by a claim made inside the request's transaction when the key
- * already holds this request's answer: the transaction rolls back (nothing
- * was written) and IdempotencyInterceptor sends the stored response.
+ * The key already holds this request's answer: thrown by the claim before the
+ * handler, or by one made inside the request's transaction (which rolls back:
+ * nothing was written). The problem-details filter sends the stored response,
+ * marked `Idempotent-Replayed: true`.
  */
-export class IdempotentReplay extends Error {
+export class IdempotentReplay extends ReadyAnswer {
   constructor(readonly response: StoredResponse) {
-    super('Idempotent replay');
+    super(replayOf(response));
   }
+}
+
+/** The stored response as a replay sends it. */
+export function replayOf(stored: StoredResponse): StoredResponse {
+  return { ...stored, headers: { ...stored.headers, 'Idempotent-Replayed': 'true' } };
 }

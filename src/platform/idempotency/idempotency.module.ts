@@ -6,7 +6,7 @@ import { IdempotencyStore } from './idempotency.store';
 
 /**
  * `Idempotency-Key` on every POST: keys kept in PostgreSQL, read by
- * IdempotencyInterceptor, which request-pipeline.ts binds to every POST route.
+ * IdempotencyGuard, which request-pipeline.ts binds to every POST route.
  */
 @Module({
   imports: [TypeOrmModule.forFeature([IdempotencyKey])],
