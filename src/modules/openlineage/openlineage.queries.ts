@@ -27,8 +27,8 @@ export interface ClaimedEventRow {
  * as one multi-row statement (`jsonb_array_elements`) with ON CONFLICT on the
  * (run_id, event_type, event_time) unique index `openlineage_events_run_key`,
  * and because claims need FOR UPDATE SKIP LOCKED. Claims walk the partial
- * index `openlineage_events_pending_idx` (event_time WHERE processed_at IS
- * NULL); marks and failures go by primary key; the prune by
+ * index `openlineage_events_pending_idx` (event_time, seq WHERE processed_at
+ * IS NULL); marks and failures go by primary key; the prune by
  * `openlineage_events_received_idx`. Savepoints and the processor's advisory lock
  * (no table, no index) let one event's failure roll back only its own
  * effects within a claimed batch, and keep one processor per database.
@@ -47,12 +47,12 @@ export class OpenLineageQueries {
     );
   }
 
-  /** Up to `limit` unprocessed events, oldest event time first, locked for this transaction. */
+  /** Up to `limit` unprocessed events, oldest event time first (ties in arrival order), locked for this transaction. */
   async claimPending(em: EntityManager, limit: number): Promise<ClaimedEventRow[]> {
     return (await em.query(
       `SELECT id, kind, payload, actor_user_id, space_ids, attempts FROM openlineage_events
         WHERE processed_at IS NULL
-        ORDER BY event_time
+        ORDER BY event_time, seq
         LIMIT $1 FOR UPDATE SKIP LOCKED`,
       [limit],
     )) as ClaimedEventRow[];

@@ -1,4 +1,4 @@
-import { Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
+import { Column, Entity, Generated, Index, PrimaryGeneratedColumn } from 'typeorm';
 
 export const OPENLINEAGE_EVENT_KINDS = ['run', 'job', 'dataset'] as const;
 export type OpenLineageEventKind = (typeof OPENLINEAGE_EVENT_KINDS)[number];
@@ -6,15 +6,21 @@ export type OpenLineageEventKind = (typeof OPENLINEAGE_EVENT_KINDS)[number];
 /**
  * An OpenLineage event as received, kept for the retention period. A run
  * event is stored once per (run, type, time): the unique index makes a resent
- * event a no-op. The processor applies pending rows in event-time order.
+ * event a no-op. The processor applies pending rows in event-time order,
+ * ties in the order they arrived (`seq`).
  */
 @Entity('openlineage_events')
 @Index('openlineage_events_run_key', ['runId', 'eventType', 'eventTime'], { unique: true })
-@Index('openlineage_events_pending_idx', ['eventTime'], { where: 'processed_at IS NULL' })
+@Index('openlineage_events_pending_idx', ['eventTime', 'seq'], { where: 'processed_at IS NULL' })
 @Index('openlineage_events_received_idx', ['receivedAt'])
 export class OpenLineageEvent {
   @PrimaryGeneratedColumn('uuid')
   id: string;
+
+  /** Arrival order: breaks ties between events with the same event time. */
+  @Column({ type: 'bigint', select: false, insert: false, update: false })
+  @Generated('increment')
+  seq: string;
 
   @Column('text')
   kind: OpenLineageEventKind;
