@@ -1,8 +1,10 @@
-// Issue 28: how far GET /auth/me is from the floor of the stack it is built on. The built server and
-// stack-floor-server.cjs (NestJS on Express, passport-jwt, pg, one prepared statement: the same work
-// the FastAPI peer's route does) run at once on one database with the same JWT secret, 2 processes
-// each, and short rounds alternate between them at 50 connections. What separates the two is the
-// server's own per-request pipeline (middlewares, global guards and enhancers, its session check).
+// Issue 28: how far GET /auth/me and POST /spaces are from the floor of the stack they are built on.
+// The built server and stack-floor-server.cjs (NestJS on Express, passport-jwt, pg, one prepared
+// statement each: the same work the FastAPI peer's routes do; for the write, a class-validator DTO
+// too) run at once on one database with the same JWT secret, 2 processes each, and short rounds
+// alternate between them at 50 connections. What separates the two is the server's own per-request
+// pipeline (middlewares, global guards and enhancers, its session check) and, for the write, what it
+// does beyond the peer (the space.created event, the search trigger, the default features).
 //
 //   npm run bench -- stack-floor
 //   BENCH_ROUNDS=6 BENCH_ROUND_SECONDS=5 node bench/stack-floor.bench.mjs
@@ -26,32 +28,49 @@ async function main() {
     const token = await signIn(verity.base, 'floor@example.test', 'bench-password-1');
     const headers = { authorization: `Bearer ${token}` };
     const sides = { verity: verity.base, floor: floor.base };
-    const rps = { verity: [], floor: [] };
+    let created = 0;
+    const routes = {
+      'GET /auth/me': { path: '/api/v1.0/auth/me' },
+      // A fresh name on every request (a repeated one would be a 409).
+      'POST /spaces': {
+        path: '/',
+        requests: [
+          {
+            method: 'POST',
+            path: '/api/v1.0/spaces',
+            setupRequest: (request) => ({ ...request, body: JSON.stringify({ name: `Floor ${++created}` }) }),
+          },
+        ],
+      },
+    };
+    const rps = Object.fromEntries(Object.keys(routes).map((route) => [route, { verity: [], floor: [] }]));
     for (let round = 0; round < ROUNDS; round++) {
       // ABBA: the machine's drift falls on both alike.
       const order = round % 2 ? ['floor', 'verity'] : ['verity', 'floor'];
-      for (const side of order) {
-        const row = await measure(side, {
-          url: `${sides[side]}/api/v1.0/auth/me`,
-          headers,
-          connections: 50,
-          duration: SECONDS,
-        });
-        rps[side].push(row.rps);
+      for (const [route, target] of Object.entries(routes)) {
+        for (const side of order) {
+          const row = await measure(`${side} ${route}`, {
+            url: `${sides[side]}${target.path}`,
+            ...(target.requests ? { requests: target.requests } : {}),
+            headers: { ...headers, 'content-type': 'application/json' },
+            connections: 50,
+            duration: SECONDS,
+          });
+          rps[route][side].push(row.rps);
+        }
       }
     }
     console.log(
-      `GET /auth/me, ${ROUNDS} rounds of ${SECONDS} s, 50 connections, 2 processes each, load ${loadavg()
+      `${ROUNDS} rounds of ${SECONDS} s, 50 connections, 2 processes each, load ${loadavg()
         .map((l) => l.toFixed(2))
         .join(' ')}`,
     );
-    console.log(
-      `  stack floor (stack-floor-server.cjs): median ${median(rps.floor)} req/s  (${rps.floor.join(', ')})`,
-    );
-    console.log(
-      `  Verity:                              median ${median(rps.verity)} req/s  (${rps.verity.join(', ')})`,
-    );
-    console.log(`  Verity / floor: ${(median(rps.verity) / median(rps.floor)).toFixed(2)}`);
+    for (const [route, sideRps] of Object.entries(rps)) {
+      console.log(`${route}`);
+      console.log(`  stack floor (stack-floor-server.cjs): median ${median(sideRps.floor)} req/s  (${sideRps.floor.join(', ')})`);
+      console.log(`  Verity:                              median ${median(sideRps.verity)} req/s  (${sideRps.verity.join(', ')})`);
+      console.log(`  Verity / floor: ${(median(sideRps.verity) / median(sideRps.floor)).toFixed(2)}`);
+    }
   } finally {
     await Promise.all([verity.stop(), floor.stop()]);
     await client.end();
