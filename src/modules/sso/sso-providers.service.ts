@@ -109,13 +109,17 @@ export class SsoProvidersService {
       provider.samlIdpEntityId = dto.saml.idp_entity_id ?? null;
       provider.samlAllowSha1Signatures = dto.saml.allow_sha1_signatures ?? false;
       provider.samlNameIdFormat = storedNameIdFormat(dto.saml.name_id_format);
-      // node-forge (behind generateSpKeyPair) is loaded on the first SAML registration, not at boot (issue 28).
+    }
+    await this.validate(provider, errors);
+    if (provider.protocol === 'saml') {
+      // After validation: an RSA key and its certificate cost a CPU-bound fraction of a second, which a
+      // refused request should not. node-forge (behind generateSpKeyPair) is loaded on the first SAML
+      // registration, not at boot (issue 28).
       const { generateSpKeyPair } = await import('./sp-keypair.js');
       const pair = generateSpKeyPair(`Verity SSO ${id}`);
       provider.spCertificate = pair.certificate;
       provider.spPrivateKeySealed = this.box.seal(pair.privateKey, spKeyContext(id));
     }
-    await this.validate(provider, errors);
     return this.tx.run(async (em) => {
       await this.refuseDomainOverlap(em, provider);
       await em.getRepository(SsoProvider).insert(provider);
