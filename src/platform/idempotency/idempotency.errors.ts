@@ -47,8 +47,8 @@ export class IdempotencyKeyInUse extends DomainError {
  * marked `Idempotent-Replayed: true`.
  */
 export class IdempotentReplay extends ReadyAnswer {
-  constructor(readonly response: StoredResponse) {
-    super(replayOf(response));
+  constructor(stored: StoredResponse) {
+    super(replayOf(stored));
   }
 }
 

@@ -100,10 +100,7 @@ export class IdempotencyGuard implements CanActivate {
     const claim = await this.store.claim(scope, key, fingerprint);
     if (claim.kind === 'replay') throw new IdempotentReplay(claim.response);
     const release = () => void this.store.release(scope, key, claim.token).catch(this.warn);
-    const sent = this.capture(request, response, async (stored) => {
-      if (stored) await this.store.complete(scope, key, claim.token, stored);
-      else await this.store.release(scope, key, claim.token);
-    });
+    const sent = this.capture(request, response, (stored) => this.keep(scope, key, claim.token, stored));
     // Nest sends every handler's answer, the client still there or not; only a streamed answer cut short never ends.
     response.once('close', () => {
       if (sent.streamed() && !sent.ended()) release();
@@ -170,15 +167,18 @@ export class IdempotencyGuard implements CanActivate {
           return { problem: error };
         }
       }
-      if (state !== 'committed') return;
-      if (stored) await this.store.complete(scope, key, token, stored);
-      else await this.store.release(scope, key, token);
+      if (state === 'committed') await this.keep(scope, key, token, stored);
     });
     response.once('close', () => {
       if (state === 'committed' && sent.streamed() && !sent.ended()) {
         void this.store.release(scope, key, token).catch(this.warn);
       }
     });
+  }
+
+  /** Keeps the answer under the key, or frees the key when the answer cannot be kept. */
+  private keep(scope: string, key: string, token: string, stored: StoredResponse | null): Promise<void> {
+    return stored ? this.store.complete(scope, key, token, stored) : this.store.release(scope, key, token);
   }
 
   private readonly warn = (error: unknown) =>
