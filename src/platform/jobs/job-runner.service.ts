@@ -52,8 +52,11 @@ interface CronRegistration {
 
 const POLL_MS = 1_000;
 const BATCH = 20;
-/** Least time between two passes' starts: under load, the jobs enqueued meanwhile are claimed together. */
-const GATHER_MS = 10;
+/**
+ * Least time between two passes' starts: under load, the jobs enqueued meanwhile are claimed together.
+ * The outbox dispatcher's gap: the jobs its batches enqueue come at that pace.
+ */
+const GATHER_MS = 50;
 /**
  * Jobs one process runs at once. Claiming goes on while there is room, so a batch of slow jobs
  * (webhook endpoints that answer late) does not hold back the jobs behind it.
