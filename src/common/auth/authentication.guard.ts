@@ -1,19 +1,25 @@
-import { ExecutionContext, Injectable } from '@nestjs/common';
+import { ExecutionContext, Injectable, Optional } from '@nestjs/common';
 import { AuthGuard } from '@nestjs/passport';
 import type { Request } from 'express';
 import { accessPolicyOf } from './access-policy';
 import type { Actor } from './actor';
 import { AUTH_STRATEGIES } from './auth-strategies';
+import { RememberedCredentials } from './remembered-credentials';
 
 /**
  * First global guard: recognises a bearer credential (JWT or API key) and
  * puts the caller on the request. It never rejects; RequireAuthGuard does,
  * after rate limiting has counted the request. On a `@SpaceRole` route the
  * credential's query also fetches the `{slug}` space and the caller's role,
- * so SpaceRoleGuard needs no query of its own.
+ * so SpaceRoleGuard needs no query of its own. A credential verified before
+ * is resolved without passport (RememberedCredentials).
  */
 @Injectable()
 export class AuthenticationGuard extends AuthGuard(AUTH_STRATEGIES) {
+  constructor(@Optional() private readonly remembered?: RememberedCredentials) {
+    super();
+  }
+
   override async canActivate(context: ExecutionContext): Promise<boolean> {
     const request = context.switchToHttp().getRequest<Request>();
     if (!request.headers.authorization) return true;
@@ -24,6 +30,12 @@ export class AuthenticationGuard extends AuthGuard(AUTH_STRATEGIES) {
     if (policy?.kind === 'scim') return true;
     if (policy?.kind === 'space') request.spaceKeyToPrefetch = String(request.params.slug ?? '');
     if (policy?.kind === 'authenticated' && policy.withOwnUser) request.ownUserToPrefetch = true;
+    const caller = this.remembered?.callerOf(request);
+    if (caller) {
+      const actor = await caller.catch(() => false as const);
+      if (actor) request.actor = actor;
+      return true;
+    }
     try {
       await super.canActivate(context);
     } catch {

@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { JwtModule } from '@nestjs/jwt';
 import { PassportModule } from '@nestjs/passport';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { RememberedCredentials } from '../../common/auth/remembered-credentials';
 import { APP_CONFIG, AppConfig } from '../../config/app.config';
 import { ApiKeysModule } from '../api-keys/api-keys.module';
 import { InstancesModule } from '../instances/instances.module';
@@ -31,7 +32,15 @@ import { SessionsService } from './sessions.service';
     }),
   ],
   controllers: [AuthController, ImpersonationController],
-  providers: [AuthService, SessionsService, JwtStrategy, AccountsCleanupService, AccountsQueries],
-  exports: [SessionsService],
+  providers: [
+    AuthService,
+    SessionsService,
+    JwtStrategy,
+    // The authentication guard resolves tokens the JWT strategy verified before through it.
+    { provide: RememberedCredentials, useExisting: JwtStrategy },
+    AccountsCleanupService,
+    AccountsQueries,
+  ],
+  exports: [SessionsService, RememberedCredentials],
 })
 export class AccountsModule {}

@@ -11,15 +11,25 @@ const NOW = 1_800_000_000_000;
 
 type Outcome = { kind: 'success'; user: unknown } | { kind: 'fail' } | { kind: 'error' };
 
+const requestWith = (token: string) => ({ headers: { authorization: `Bearer ${token}` } }) as never;
+
 /** One authentication as passport runs it: a per-request object over the strategy, with its outcome callbacks. */
-function attempt(strategy: JwtStrategy, token: string): Promise<Outcome> {
+function viaPassport(strategy: JwtStrategy, token: string): Promise<Outcome> {
   return new Promise((resolve) => {
     const run = Object.create(strategy) as JwtStrategy;
     run.success = (user: unknown) => resolve({ kind: 'success', user });
     run.fail = () => resolve({ kind: 'fail' });
     run.error = () => resolve({ kind: 'error' });
-    run.authenticate({ headers: { authorization: `Bearer ${token}` } } as never, {});
+    run.authenticate(requestWith(token), {});
   });
+}
+
+/** One authentication as the global guard runs it: a remembered token through callerOf, any other through passport. */
+async function attempt(strategy: JwtStrategy, token: string): Promise<Outcome> {
+  const remembered = strategy.callerOf(requestWith(token));
+  if (!remembered) return viaPassport(strategy, token);
+  const user = await remembered;
+  return user ? { kind: 'success', user } : { kind: 'fail' };
 }
 
 describe('JwtStrategy', () => {
@@ -42,6 +52,14 @@ describe('JwtStrategy', () => {
     verifications = jest.spyOn(Strategy as unknown as { JwtVerifier: () => void }, 'JwtVerifier');
   });
   afterEach(() => jest.restoreAllMocks());
+
+  it('leaves a token it has not verified, and an API key, to passport', async () => {
+    const access = token();
+    expect(strategy.callerOf(requestWith(access))).toBeUndefined();
+    expect(await viaPassport(strategy, access)).toEqual({ kind: 'success', user: { userId: USER } });
+    expect(strategy.callerOf(requestWith(access))).toBeInstanceOf(Promise);
+    expect(strategy.callerOf(requestWith(`vk_${'a'.repeat(43)}`))).toBeUndefined();
+  });
 
   it('checks the signature of a token once, and its session on every request', async () => {
     const access = token();

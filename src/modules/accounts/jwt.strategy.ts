@@ -5,6 +5,7 @@ import type { Request } from 'express';
 import { ExtractJwt, Strategy } from 'passport-jwt';
 import type { Actor } from '../../common/auth/actor';
 import { API_KEY_PREFIX } from '../../common/auth/auth-strategies';
+import type { RememberedCredentials } from '../../common/auth/remembered-credentials';
 import { LruCache } from '../../common/cache/lru-cache';
 import { isUuid } from '../../common/validation/field.decorators';
 import { APP_CONFIG, AppConfig } from '../../config/app.config';
@@ -24,13 +25,14 @@ const VERIFIED_TOKENS_REMEMBERED = 10_000;
 /**
  * Verifies HS256 access tokens and checks on each request that their session is still live.
  *
- * A token's signature is checked once: its exact text is then remembered with its claims, and a request
- * with the same text skips the HMAC and the JSON decoding (about 4% of a small read's CPU), not the
- * expiry (checked as jsonwebtoken checks it, to the second) nor the session lookup, which revocation and
- * logout go through. Only tokens that verified are remembered, so a forged one never is.
+ * A token's signature is checked once, by passport: its exact text is then remembered with its claims,
+ * and the authentication guard resolves a request with the same text here (callerOf), without passport,
+ * the HMAC or the JSON decoding, but not without the expiry (checked as jsonwebtoken checks it, to the
+ * second) nor the session lookup, which revocation and logout go through. Only tokens that verified are
+ * remembered, so a forged one never is.
  */
 @Injectable()
-export class JwtStrategy extends PassportStrategy(Strategy, 'jwt') {
+export class JwtStrategy extends PassportStrategy(Strategy, 'jwt') implements RememberedCredentials {
   private readonly verifiedTokens = new LruCache<AccessClaims & { exp: number }>({
     capacity: VERIFIED_TOKENS_REMEMBERED,
   });
@@ -51,18 +53,12 @@ export class JwtStrategy extends PassportStrategy(Strategy, 'jwt') {
     });
   }
 
-  /** passport-jwt's flow for a token not seen yet; a remembered one goes straight to the session check. */
-  override authenticate(request: Request, options?: unknown): void {
+  /** A remembered token that has not expired goes straight to the session check; others go to passport. */
+  callerOf(request: Request): Promise<Actor | false> | undefined {
     const token = jwtFromRequest(request);
     const claims = token === null ? undefined : this.verifiedTokens.get(token);
-    if (!claims || Math.floor(Date.now() / 1000) >= claims.exp) {
-      super.authenticate(request, options);
-      return;
-    }
-    this.actorOf(request, claims).then(
-      (actor) => (actor ? this.success(actor) : this.fail(401)),
-      (error: Error) => this.error(error),
-    );
+    if (!claims || Math.floor(Date.now() / 1000) >= claims.exp) return undefined;
+    return this.actorOf(request, claims);
   }
 
   /** Called by passport-jwt with the claims of a token it has just verified. */
