@@ -8,7 +8,9 @@
 //   (cd ../verity-baseline && npm ci && npm run build)
 //   npm run build && BENCH_BASELINE=../verity-baseline/dist/main.js node bench/compare-builds.mjs
 //
-// BENCH_ROUNDS (default 20), BENCH_ROUND_SECONDS (2), BENCH_CONNECTIONS (50).
+// BENCH_ROUNDS (default 20), BENCH_ROUND_SECONDS (2), BENCH_CONNECTIONS (50); BENCH_ROUTES (names,
+// comma-separated, e.g. 'GET product') to measure some routes only: a write's follow-up work (events,
+// embeddings) runs during the rounds after it, and a faster build writes more.
 import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { resolve } from 'node:path';
@@ -17,6 +19,7 @@ import { measure, register, ROOT, scratchDatabase, signIn, startProcess } from '
 const BASELINE = process.env.BENCH_BASELINE;
 if (!BASELINE) throw new Error('BENCH_BASELINE: the dist/main.js of the build to compare against');
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 20);
+const ROUTES = process.env.BENCH_ROUTES?.split(',').map((name) => name.trim());
 const SECONDS = Number(process.env.BENCH_ROUND_SECONDS ?? 2);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const PASSWORD = 'bench-password-1';
@@ -72,11 +75,12 @@ async function start(label, script) {
 }
 
 const builds = [await start('baseline', resolve(BASELINE)), await start('this', `${ROOT}/dist/main.js`)];
+const measured = Object.keys(builds[0].routes).filter((name) => !ROUTES || ROUTES.includes(name));
 const results = new Map();
 try {
   for (let round = -1; round < ROUNDS; round++) {
     const warmUp = round < 0;
-    for (const route of Object.keys(builds[0].routes)) {
+    for (const route of measured) {
       for (const build of round % 2 ? [...builds].reverse() : builds) {
         const before = cpuMs(build.server.pid);
         const target = build.routes[route];
@@ -100,7 +104,7 @@ try {
 }
 
 const median = (values) => [...values].sort((a, b) => a - b)[values.length >> 1];
-for (const route of Object.keys(builds[0].routes)) {
+for (const route of measured) {
   const base = results.get(`${route}|baseline`);
   const mine = results.get(`${route}|this`);
   const ratios = mine.rps.map((rps, i) => rps / base.rps[i]);
