@@ -431,6 +431,8 @@ describe('policies', () => {
         .post(`${base(s)}/${archived.id}/archive`)
         .set(bearer(editor))
         .expect(200);
+      // The products' own automatic evaluation (product.created) first: it would restamp evaluated_at after.
+      await settle();
 
       const res = await t.http.post(`${base(s)}/evaluate-all`).set(bearer(editor));
       expect(res.status).toBe(200);
