@@ -14,7 +14,7 @@ import { JobMap, JobName, ScheduledJobName, unhandledJobs } from './job-map';
 import { Job } from './entities/job.entity';
 import { JobSchedule } from './entities/job-schedule.entity';
 import { HeldLease, leasesToRenew, renewalIntervalMs } from './lease';
-import { SerialTask } from './serial-task';
+import { SerialTask, WRITE_FED_GAP_MS } from './serial-task';
 import { Wakeup } from './wakeup.service';
 import { InstanceContext, InstanceScope } from '../../database/instance-context';
 import { InstanceDatabases } from '../../database/instance-databases.registry';
@@ -52,11 +52,6 @@ interface CronRegistration {
 
 const POLL_MS = 1_000;
 const BATCH = 20;
-/**
- * Least time between two passes' starts: under load, the jobs enqueued meanwhile are claimed together.
- * The outbox dispatcher's gap: the jobs its batches enqueue come at that pace.
- */
-const GATHER_MS = 50;
 /**
  * Jobs one process runs at once. Claiming goes on while there is room, so a batch of slow jobs
  * (webhook endpoints that answer late) does not hold back the jobs behind it.
@@ -97,7 +92,7 @@ export class JobRunner implements OnApplicationBootstrap, BeforeApplicationShutd
   private readonly loop = new SerialTask(
     () => this.tick(),
     (error) => this.logger.error(`Job runner tick failed: ${String(error)}`),
-    GATHER_MS,
+    WRITE_FED_GAP_MS,
   );
   private stopped = false;
   /**

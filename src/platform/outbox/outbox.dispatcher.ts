@@ -2,7 +2,7 @@ import { Injectable, Logger, OnApplicationBootstrap, BeforeApplicationShutdown }
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { InstanceDatabases } from '../../database/instance-databases.registry';
-import { SerialTask } from '../jobs/serial-task';
+import { SerialTask, WRITE_FED_GAP_MS } from '../jobs/serial-task';
 import { Wakeup } from '../jobs/wakeup.service';
 import { DomainEventMap, DomainEventType, isDomainEventType } from './event-map';
 
@@ -56,14 +56,6 @@ interface EventRow {
 const BATCH = 100;
 const POLL_MS = 1_000;
 const MAX_ATTEMPTS = 10;
-/**
- * Least time between two passes' starts: under write load, the events of that time go out as one batch
- * (the batch consumers' statements and one commit for all of them) instead of a pass per event. 50 ms
- * rather than 10: with 16 callers creating products, batches of ~6 events became ~30 (and so did the
- * embeddings refresh job each batch enqueues), for about a tenth more creates a second in an A/B run of
- * bench/catalog-writes; an idle dispatcher still starts at once.
- */
-const GATHER_MS = 50;
 
 /**
  * Delivers outbox events to the registered consumers. A batch is claimed
@@ -83,7 +75,7 @@ export class OutboxDispatcher implements OnApplicationBootstrap, BeforeApplicati
   private readonly loop = new SerialTask(
     () => this.dispatchAll(),
     (error) => this.logger.error(`Outbox dispatch failed: ${String(error)}`),
-    GATHER_MS,
+    WRITE_FED_GAP_MS,
   );
   private stopped = false;
 
